@@ -1,0 +1,170 @@
+"""The request/response envelope between orchestrators and providers. ``extra="allow"`` everywhere so
+provider-specific keys survive a round trip through the context and the transcript."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Visibility = Literal["internal", "developer", "user"]
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    visibility: Visibility | None = None
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingBlock(_Block):
+    """Model reasoning. ``signature`` must be sent back byte-for-byte; ``content`` carries OpenAI reasoning state."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+    content: list[Any] | None = None
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolCallBlock(_Block):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolResultBlock(_Block):
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    output: Any
+
+
+class ImageBlock(_Block):
+    type: Literal["image"] = "image"
+    source: dict[str, Any]
+
+
+class ReasoningBlock(_Block):
+    type: Literal["reasoning"] = "reasoning"
+    content: list[Any]
+    summary: list[Any]
+
+
+ContentBlockUnion = Annotated[
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock | ImageBlock | ReasoningBlock,
+    Field(discriminator="type"),
+]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "developer", "user", "assistant", "function", "tool"]
+    content: str | list[ContentBlockUnion]
+    name: str | None = None
+    tool_call_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class ToolSpec(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    parameters: dict[str, Any]
+    description: str | None = None
+
+
+class ResponseFormatText(BaseModel):
+    type: Literal["text"] = "text"
+
+
+class ResponseFormatJson(BaseModel):
+    type: Literal["json"] = "json"
+
+
+class ResponseFormatJsonSchema(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+    type: Literal["json_schema"] = "json_schema"
+    json_schema: dict[str, Any] = Field(alias="schema")
+    strict: bool | None = None
+
+
+ResponseFormat = ResponseFormatText | ResponseFormatJson | ResponseFormatJsonSchema
+
+
+class ChatRequest(BaseModel):
+    """One call to a provider. ``stream=True`` asks a streaming-capable provider to emit deltas as hook events
+    while it works (docs/STREAMING.md); the returned ChatResponse is complete either way."""
+
+    model_config = ConfigDict(extra="allow")
+    messages: list[Message]
+    tools: list[ToolSpec] | None = None
+    response_format: ResponseFormat | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    conversation_id: str | None = None
+    stream: bool | None = False
+    metadata: dict[str, Any] | None = None
+    model: str | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    stop: list[str] | None = None
+    reasoning_effort: str | None = None
+    timeout: float | None = None
+
+
+class ToolCall(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+def _reject_float(value: Any) -> Any:
+    if isinstance(value, float):
+        raise ValueError("cost_usd must be a Decimal, int or str, not a float (floats lose cents)")
+    return value
+
+
+class Usage(BaseModel):
+    """Token counts. ``input_tokens`` is gross (fresh + cache reads); ``cost_usd=None`` means unknown, never 0."""
+
+    model_config = ConfigDict(extra="allow")
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    reasoning_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost_usd: Decimal | None = None
+
+    _check_cost = field_validator("cost_usd", mode="before")(classmethod(lambda cls, v: _reject_float(v)))
+
+
+class Degradation(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    requested: str
+    actual: str
+    reason: str
+
+
+class ChatResponse(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    content: list[ContentBlockUnion]
+    tool_calls: list[ToolCall] | None = None
+    usage: Usage | None = None
+    degradation: Degradation | None = None
+    finish_reason: str | None = None
+    metadata: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        """The answer text: text blocks only (never thinking), joined by blank lines."""
+        return "\n\n".join(block.text for block in self.content if isinstance(block, TextBlock))

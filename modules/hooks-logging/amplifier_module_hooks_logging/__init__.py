@@ -1,0 +1,5 @@
+"""hooks-logging: placeholder until the module lands."""
+
+from __future__ import annotations
+
+__amplifier_module_type__ = "hook"

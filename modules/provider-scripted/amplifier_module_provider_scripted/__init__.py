@@ -1,0 +1,5 @@
+"""provider-scripted: placeholder until the module lands."""
+
+from __future__ import annotations
+
+__amplifier_module_type__ = "provider"

@@ -1,0 +1,1 @@
+"""pytest fixtures for the fake API server (placeholder)."""

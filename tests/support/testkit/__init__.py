@@ -1,0 +1,1 @@
+"""Shared test fixtures: scratch AMPLIFIER_HOME, git repositories (placeholder)."""

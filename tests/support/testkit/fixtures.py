@@ -1,0 +1,1 @@
+"""pytest fixtures shared across the suite (placeholder)."""
