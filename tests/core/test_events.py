@@ -1,0 +1,39 @@
+"""The event-name constants (reference section 9, section 13 item 54)."""
+
+from __future__ import annotations
+
+import re
+
+import amplifier_core.events as events
+
+UPSTREAM_NAMES = {
+    "session:start", "session:end", "session:fork", "session:resume", "prompt:submit", "prompt:complete",
+    "plan:start", "plan:end", "provider:request", "provider:response", "provider:retry", "provider:error",
+    "provider:throttle", "provider:tool_sequence_repaired", "provider:resolve", "llm:request", "llm:response",
+    "content_block:start", "content_block:delta", "content_block:end", "thinking:delta", "thinking:final",
+    "tool:pre", "tool:post", "tool:error", "context:pre_compact", "context:post_compact",
+    "context:compaction", "context:include", "orchestrator:complete", "execution:start", "execution:end",
+    "user:notification", "artifact:write", "artifact:read", "policy:violation", "approval:required",
+    "approval:granted", "approval:denied", "cancel:requested", "cancel:completed",
+    "module:on_session_ready_failed",
+}
+
+
+def test_events_all_constants_listed_unique_and_well_named() -> None:
+    constants = {
+        name: value for name, value in vars(events).items() if name.isupper() and name != "ALL_EVENTS"
+    }
+    assert sorted(events.ALL_EVENTS) == sorted(constants.values())
+    assert len(events.ALL_EVENTS) == len(set(events.ALL_EVENTS))
+    pattern = re.compile(r"^[a-z][a-z_]*(:[a-z][a-z_]*){1,2}$")
+    for value in events.ALL_EVENTS:
+        assert pattern.match(value), value
+
+
+def test_events_include_every_upstream_name() -> None:
+    assert UPSTREAM_NAMES <= set(events.ALL_EVENTS)
+
+
+def test_debug_and_raw_variants_kept_for_old_subscribers() -> None:
+    for base in ("session:start", "session:fork", "session:resume", "llm:request", "llm:response"):
+        assert f"{base}:debug" in events.ALL_EVENTS and f"{base}:raw" in events.ALL_EVENTS
