@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 
-class ModuleNotFoundError(Exception):  # noqa: A001 - upstream's name
+class ModuleNotFoundError(Exception):  # upstream name, shadows the builtin on purpose
     """No layer of the resolver knows the module; the loader then falls back to installed packages."""
 
 

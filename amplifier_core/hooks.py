@@ -1,0 +1,164 @@
+"""The hook registry: how modules observe and steer the session through events.
+
+Handlers run in ascending priority (ties in registration order); a failing handler is isolated. Result
+precedence: deny (short-circuits) > ask_user (first wins) > inject_context (merged) > modify (chains data)
+> continue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from . import events
+from .models import HookResult
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[str, dict[str, Any]], Awaitable[HookResult | None]]
+
+
+@dataclass(order=True)
+class HookHandler:
+    """A registered handler entry (ordered by priority)."""
+
+    priority: int
+    handler: Handler = field(compare=False)
+    name: str = field(default="", compare=False)
+
+
+class HookRegistry:
+    SESSION_START = events.SESSION_START
+    SESSION_END = events.SESSION_END
+    PROMPT_SUBMIT = events.PROMPT_SUBMIT
+    TOOL_PRE = events.TOOL_PRE
+    TOOL_POST = events.TOOL_POST
+    CONTEXT_PRE_COMPACT = events.CONTEXT_PRE_COMPACT
+    ORCHESTRATOR_COMPLETE = events.ORCHESTRATOR_COMPLETE
+    USER_NOTIFICATION = events.USER_NOTIFICATION
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, list[HookHandler]] = {}
+        self._defaults: dict[str, Any] = {}
+
+    def register(
+        self, event: str, handler: Handler, priority: int = 0, name: str | None = None
+    ) -> Callable[[], None]:
+        """Add ``handler`` for ``event``; returns an idempotent function that removes exactly this entry."""
+        entry = HookHandler(priority=priority, handler=handler, name=name or getattr(handler, "__name__", ""))
+        entries = self._handlers.setdefault(event, [])
+        entries.append(entry)
+        entries.sort(key=lambda item: item.priority)  # stable: equal priorities keep registration order
+
+        def unregister() -> None:
+            current = self._handlers.get(event)
+            if current is not None:
+                for index, existing in enumerate(current):
+                    if existing is entry:
+                        del current[index]
+                        break
+
+        return unregister
+
+    on = register
+
+    def unregister(self, name: str, event: str | None = None) -> int:
+        """Remove every handler registered under ``name`` (optionally for one event); returns how many."""
+        removed = 0
+        for event_name, entries in self._handlers.items():
+            if event is not None and event_name != event:
+                continue
+            kept = [entry for entry in entries if entry.name != name]
+            removed += len(entries) - len(kept)
+            entries[:] = kept
+        return removed
+
+    def set_default_fields(self, **defaults: Any) -> None:
+        """Replace the fields merged under every emitted event's data (the session sets its ids here)."""
+        self._defaults = dict(defaults)
+
+    def has_handlers(self, event: str) -> bool:
+        return bool(self._handlers.get(event))
+
+    async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
+        entries = self._handlers.get(event)
+        if not entries:
+            return HookResult(action="continue", data=data)
+        current = {**self._defaults, **data} if self._defaults else dict(data)
+        current["timestamp"] = datetime.now(UTC).isoformat()
+        ask_user: HookResult | None = None
+        injections: list[HookResult] = []
+        for entry in list(entries):
+            try:
+                result = await entry.handler(event, current)
+            except asyncio.CancelledError:
+                logger.error("hook handler %r for %s was cancelled; continuing", entry.name, event)
+                continue
+            except Exception:
+                logger.exception("hook handler %r failed on %s; continuing", entry.name, event)
+                continue
+            if not isinstance(result, HookResult):
+                if result is not None:
+                    logger.warning("hook handler %r returned %s, not a HookResult; ignored",
+                                   entry.name, type(result).__name__)
+                continue
+            action = result.action
+            if action == "continue":
+                continue
+            if action == "deny":
+                return result
+            if action == "modify":
+                if result.data is not None:
+                    current = result.data
+            elif action == "inject_context":
+                if result.context_injection:
+                    injections.append(result)
+            elif action == "ask_user" and ask_user is None:
+                ask_user = result
+        if ask_user is not None:
+            return ask_user
+        if injections:
+            return _merge_injections(injections)
+        return HookResult(action="continue", data=current)
+
+    async def emit_and_collect(self, event: str, data: dict[str, Any], timeout: float = 1.0) -> list[Any]:
+        """Ask every handler for data (actions ignored, no defaults merged); slow handlers are skipped."""
+        collected: list[Any] = []
+        for entry in list(self._handlers.get(event, ())):
+            try:
+                result = await asyncio.wait_for(entry.handler(event, data), timeout=timeout)
+            except TimeoutError:
+                logger.warning("hook handler %r timed out after %ss on %s", entry.name, timeout, event)
+                continue
+            except asyncio.CancelledError:
+                logger.error("hook handler %r for %s was cancelled; continuing", entry.name, event)
+                continue
+            except Exception:
+                logger.exception("hook handler %r failed on %s; continuing", entry.name, event)
+                continue
+            if isinstance(result, HookResult) and result.data is not None:
+                collected.append(result.data)
+        return collected
+
+    def list_handlers(self, event: str | None = None) -> dict[str, list[str]]:
+        if event is not None:
+            return {event: [entry.name for entry in self._handlers.get(event, [])]}
+        return {name: [entry.name for entry in entries] for name, entries in self._handlers.items()}
+
+
+def _merge_injections(results: list[HookResult]) -> HookResult:
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    return HookResult(
+        action="inject_context",
+        context_injection="\n\n".join(result.context_injection or "" for result in results),
+        context_injection_role=first.context_injection_role,
+        ephemeral=first.ephemeral,
+        suppress_output=first.suppress_output,
+        append_to_last_tool_result=any(result.append_to_last_tool_result for result in results),
+    )

@@ -1,0 +1,310 @@
+"""Finds a module by id, imports it and hands back a mount function bound to one config.
+
+Resolution: the ``module-source-resolver`` mount point (app policy) answers with a directory; without a
+resolver, or when it does not know the id, installed entry points (group ``amplifier.modules``) and then the
+import name ``amplifier_module_<id>`` are tried. A path from the resolver always wins over an installed
+package of the same id, so workspace and env overrides of bundled modules work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from .models import ModuleInfo
+from .module_sources import ModuleNotFoundError as SourceNotFoundError
+
+if TYPE_CHECKING:
+    from .coordinator import ModuleCoordinator
+
+logger = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "amplifier.modules"
+TYPE_TO_MOUNT_POINT = {
+    "orchestrator": "orchestrator",
+    "provider": "providers",
+    "tool": "tools",
+    "hook": "hooks",
+    "context": "context",
+    "resolver": "module-source-resolver",
+}
+
+MountFunction = Callable[..., Awaitable[Any]]
+
+
+class ModuleValidationError(Exception):
+    """A module was found but does not have the shape of an amplifier module."""
+
+
+def package_name(module_id: str) -> str:
+    """The import name for a module id: ``tool-bash`` -> ``amplifier_module_tool_bash``."""
+    return "amplifier_module_" + module_id.replace("-", "_")
+
+
+def guess_module_type(module_id: str) -> str:
+    """The module type implied by an id's conventional prefix (tool when nothing matches)."""
+    lowered = module_id.lower()
+    for needles, module_type in (
+        (("orchestrat", "loop"), "orchestrator"),
+        (("provider",), "provider"),
+        (("tool",), "tool"),
+        (("hook",), "hook"),
+        (("context",), "context"),
+    ):
+        if any(needle in lowered for needle in needles):
+            return module_type
+    return "tool"
+
+
+def find_package_dir(module_id: str, path: Path) -> Path | None:
+    """Locate the importable package for ``module_id`` in a resolved directory."""
+    if (path / "__init__.py").is_file():
+        return path
+    expected = path / package_name(module_id)
+    if (expected / "__init__.py").is_file():
+        return expected
+    if path.is_dir():
+        for child in sorted(path.iterdir()):
+            if child.name.startswith("amplifier_module_") and (child / "__init__.py").is_file():
+                return child
+    return None
+
+
+def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
+    """Cheap structural check done at load time (the full protocol check is validation's job)."""
+    if mount is None or not callable(mount):
+        raise ModuleValidationError(
+            f"Module '{module_id}' ({where}) has no mount function: define `async def mount(coordinator, config)`"
+        )
+    target = mount.func if hasattr(mount, "func") else mount
+    if not inspect.iscoroutinefunction(target):
+        raise ModuleValidationError(
+            f"Module '{module_id}' ({where}): mount() must be async: `async def mount(coordinator, config)`"
+        )
+    try:
+        parameters = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        raise ModuleValidationError(
+            f"Module '{module_id}' ({where}): mount() takes {len(positional)} parameter(s); it must take "
+            "(coordinator, config)"
+        )
+
+
+def _missing_dependency_message(module_id: str, where: str, error: ImportError) -> str:
+    missing = getattr(error, "name", None)
+    if missing and not missing.startswith("amplifier_module_"):
+        top = missing.split(".")[0]
+        return (
+            f"Module '{module_id}' ({where}) needs the Python package '{top}', which is not installed. "
+            f"Install it into amplifier's environment (for example: pip install {top})"
+        )
+    return f"Module '{module_id}' ({where}) failed to import: {error}"
+
+
+def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
+    """Import package ``name`` from ``package_dir``, replacing a same-named package imported from elsewhere."""
+    package_dir = package_dir.resolve()
+    existing = sys.modules.get(name)
+    existing_file = getattr(existing, "__file__", None)
+    if existing is not None and existing_file and Path(existing_file).resolve().parent == package_dir:
+        return existing
+    for loaded in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
+        del sys.modules[loaded]
+    spec = importlib.util.spec_from_file_location(
+        name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {name} from {package_dir}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+class ModuleLoader:
+    def __init__(self, coordinator: ModuleCoordinator | None = None, search_paths: list[Path] | None = None):
+        self.coordinator = coordinator
+        self.search_paths = search_paths
+        # Applied to each module's config just before mount(); the app uses it to expand ${VAR} references
+        # so the stored mount plan never holds secrets.
+        self.prepare_config: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+        self._loaded: dict[tuple[str, str | None], tuple[MountFunction, Any]] = {}
+        self._module_info: dict[str, ModuleInfo] = {}
+        self._added_paths: list[str] = []
+        self._on_session_ready: list[tuple[str, Callable[..., Awaitable[Any]]]] = []
+
+    # -- discovery ---------------------------------------------------------------------------------
+    async def discover(self) -> list[ModuleInfo]:
+        found: dict[str, ModuleInfo] = {}
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            found.setdefault(entry.name, self._describe(entry.name, entry.value.split(":")[0]))
+        paths = self.search_paths
+        if paths is None:
+            env = os.environ.get("AMPLIFIER_MODULES", "")
+            paths = [Path(item) for item in env.split(os.pathsep) if item]
+        for root in paths:
+            if not Path(root).is_dir():
+                continue
+            for child in sorted(Path(root).iterdir()):
+                if child.is_dir() and child.name.startswith("amplifier-module-"):
+                    module_id = child.name[len("amplifier-module-"):]
+                    found.setdefault(module_id, self._describe(module_id, package_name(module_id)))
+        self._module_info.update(found)
+        return list(found.values())
+
+    def _describe(self, module_id: str, import_name: str) -> ModuleInfo:
+        module_type = guess_module_type(module_id)
+        try:
+            declared = getattr(importlib.import_module(import_name), "__amplifier_module_type__", None)
+            if declared is not None:
+                if declared not in TYPE_TO_MOUNT_POINT:
+                    raise ModuleValidationError(f"unknown module type {declared!r}")
+                module_type = declared
+        except Exception as error:
+            logger.debug("module %s: type taken from its id (%s)", module_id, error)
+        return ModuleInfo(
+            id=module_id,
+            name=module_id.replace("-", " ").title(),
+            version="1.0.0",
+            type=module_type,
+            mount_point=TYPE_TO_MOUNT_POINT[module_type],
+            description=f"Module: {module_id}",
+        )
+
+    # -- loading -----------------------------------------------------------------------------------
+    async def load(
+        self,
+        module_id: str,
+        config: dict[str, Any] | None = None,
+        source_hint: Any = None,
+        coordinator: ModuleCoordinator | None = None,
+    ) -> MountFunction:
+        """Return ``async mount_fn(coordinator)`` that mounts ``module_id`` with this call's ``config``."""
+        coordinator = coordinator or self.coordinator
+        mount, on_ready = await self._find_mount(module_id, source_hint, coordinator)
+        bound_config = dict(config or {})
+        default_coordinator = coordinator
+
+        async def mount_with_config(target: ModuleCoordinator | None = None) -> Any:
+            effective = bound_config
+            if self.prepare_config is not None:
+                effective = self.prepare_config(module_id, bound_config)
+            return await mount(target or default_coordinator, effective)
+
+        mount_with_config.module_id = module_id  # type: ignore[attr-defined]
+        mount_with_config.on_session_ready = on_ready  # type: ignore[attr-defined]
+        return mount_with_config
+
+    async def _find_mount(
+        self, module_id: str, source_hint: Any, coordinator: ModuleCoordinator | None
+    ) -> tuple[MountFunction, Any]:
+        resolver = None
+        if coordinator is not None:
+            try:
+                resolver = coordinator.get("module-source-resolver")
+            except ValueError:
+                resolver = None
+        if resolver is not None:
+            try:
+                if hasattr(resolver, "async_resolve"):
+                    source = await resolver.async_resolve(module_id, source_hint=source_hint, profile_hint=source_hint)
+                else:
+                    source = resolver.resolve(module_id, source_hint=source_hint, profile_hint=source_hint)
+                path = Path(source.resolve())
+            except SourceNotFoundError:
+                logger.debug("resolver does not know %s; trying installed packages", module_id)
+            else:
+                return self._load_from_path(module_id, path)
+        return self._load_direct(module_id)
+
+    def _load_from_path(self, module_id: str, path: Path) -> tuple[MountFunction, Any]:
+        key = (module_id, str(path))
+        if key in self._loaded:
+            return self._loaded[key]
+        if not path.exists():
+            raise ModuleValidationError(f"Module '{module_id}' resolved to {path}, which does not exist")
+        package_dir = find_package_dir(module_id, path)
+        if package_dir is None:
+            raise ModuleValidationError(
+                f"Module '{module_id}' has no valid Python package at {path} "
+                f"(expected {package_name(module_id)}/__init__.py)"
+            )
+        import_root = str(package_dir.parent)
+        if import_root not in sys.path:
+            sys.path.insert(0, import_root)
+            self._added_paths.append(import_root)
+        try:
+            module = import_package_from_path(package_dir.name, package_dir)
+        except ImportError as error:
+            raise ValueError(_missing_dependency_message(module_id, str(path), error)) from error
+        mount = getattr(module, "mount", None)
+        check_mount_shape(module_id, mount, str(path))
+        return self._remember(key, module, mount)
+
+    def _load_direct(self, module_id: str) -> tuple[MountFunction, Any]:
+        key = (module_id, None)
+        if key in self._loaded:
+            return self._loaded[key]
+        for entry in entry_points(group=ENTRY_POINT_GROUP, name=module_id):
+            try:
+                mount = entry.load()
+            except ImportError as error:
+                raise ValueError(_missing_dependency_message(module_id, f"entry point {entry.value}", error)) from error
+            check_mount_shape(module_id, mount, f"entry point {entry.value}")
+            module = sys.modules.get(entry.value.split(":")[0])
+            return self._remember(key, module, mount)
+        try:
+            module = importlib.import_module(package_name(module_id))
+        except ImportError as error:
+            if getattr(error, "name", None) == package_name(module_id):
+                raise ValueError(f"Module '{module_id}' not found via entry points or filesystem") from error
+            raise ValueError(_missing_dependency_message(module_id, package_name(module_id), error)) from error
+        mount = getattr(module, "mount", None)
+        check_mount_shape(module_id, mount, package_name(module_id))
+        return self._remember(key, module, mount)
+
+    def _remember(self, key: tuple[str, str | None], module: ModuleType | None, mount: Any) -> tuple[Any, Any]:
+        on_ready = getattr(module, "on_session_ready", None) if module is not None else None
+        if on_ready is not None and not inspect.iscoroutinefunction(on_ready):
+            logger.warning("module %s defines a sync on_session_ready; it must be async and is ignored", key[0])
+            on_ready = None
+        self._loaded[key] = (mount, on_ready)
+        return mount, on_ready
+
+    async def initialize(self, module: MountFunction, coordinator: ModuleCoordinator) -> Any:
+        return await module(coordinator)
+
+    # -- on_session_ready queue ----------------------------------------------------------------------
+    def enqueue_on_session_ready(self, module_id: str, callback: Callable[..., Awaitable[Any]]) -> None:
+        self._on_session_ready.append((module_id, callback))
+
+    def get_on_session_ready_queue(self) -> list[tuple[str, Callable[..., Awaitable[Any]]]]:
+        return list(self._on_session_ready)
+
+    def clear_on_session_ready_queue(self) -> None:
+        self._on_session_ready.clear()
+
+    def cleanup(self) -> None:
+        """Undo this loader's sys.path insertions (newest first)."""
+        for added in reversed(self._added_paths):
+            try:
+                sys.path.remove(added)
+            except ValueError:
+                pass
+        self._added_paths.clear()
