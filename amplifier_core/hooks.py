@@ -24,11 +24,12 @@ Handler = Callable[[str, dict[str, Any]], Awaitable[HookResult | None]]
 
 @dataclass(order=True)
 class HookHandler:
-    """A registered handler entry (ordered by priority)."""
+    """A registered handler entry, ordered by priority only. Field order matches upstream's
+    ``HookHandler(handler, priority=0, name=None)`` so code constructing entries positionally still works."""
 
-    priority: int
     handler: Handler = field(compare=False)
-    name: str = field(default="", compare=False)
+    priority: int = 0
+    name: str | None = field(default=None, compare=False)
 
 
 class HookRegistry:
@@ -49,7 +50,7 @@ class HookRegistry:
         self, event: str, handler: Handler, priority: int = 0, name: str | None = None
     ) -> Callable[[], None]:
         """Add ``handler`` for ``event``; returns an idempotent function that removes exactly this entry."""
-        entry = HookHandler(priority=priority, handler=handler, name=name or getattr(handler, "__name__", ""))
+        entry = HookHandler(handler, priority, name or getattr(handler, "__name__", None))
         entries = self._handlers.setdefault(event, [])
         entries.append(entry)
         entries.sort(key=lambda item: item.priority)  # stable: equal priorities keep registration order
