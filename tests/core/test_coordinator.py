@@ -83,16 +83,16 @@ def test_session_properties_read_through() -> None:
 
 async def test_mount_unknown_point_raises_value_error() -> None:
     coordinator = make_coordinator()
-    with pytest.raises(ValueError, match="Unknown mount point: widgets"):
+    with pytest.raises(ValueError, match=r"Unknown mount point: widgets"):
         await coordinator.mount("widgets", object())
-    with pytest.raises(ValueError, match="Unknown mount point: agents"):
+    with pytest.raises(ValueError, match=r"Unknown mount point: agents"):
         await coordinator.mount("agents", object(), name="a")
-    with pytest.raises(ValueError, match="coordinator.hooks"):
+    with pytest.raises(ValueError, match=r"coordinator.hooks"):
         await coordinator.mount("hooks", object())
     tool = SimpleNamespace(name="grep")
     await coordinator.mount("tools", tool)
     assert coordinator.get("tools", "grep") is tool
-    with pytest.raises(ValueError, match="Name required for providers"):
+    with pytest.raises(ValueError, match=r"Name required for providers"):
         await coordinator.mount("providers", object())
 
 
@@ -114,7 +114,7 @@ async def test_get_multi_mount_returns_dict_or_item() -> None:
     assert coordinator.get("providers") == {"mock": provider}
     assert coordinator.get("providers", "mock") is provider
     assert coordinator.get("providers", "absent") is None
-    with pytest.raises(ValueError, match="Name required to unmount from providers"):
+    with pytest.raises(ValueError, match=r"Name required to unmount from providers"):
         await coordinator.unmount("providers")
     await coordinator.unmount("providers", "absent")
     await coordinator.unmount("providers", "mock")
@@ -127,9 +127,9 @@ async def test_unmount_single_slot_and_unknown_point() -> None:
     await coordinator.unmount("context")
     assert coordinator.get("context") is None
     await coordinator.unmount("hooks")
-    with pytest.raises(ValueError, match="Unknown mount point: nowhere"):
+    with pytest.raises(ValueError, match=r"Unknown mount point: nowhere"):
         await coordinator.unmount("nowhere")
-    with pytest.raises(ValueError, match="Unknown mount point: nowhere"):
+    with pytest.raises(ValueError, match=r"Unknown mount point: nowhere"):
         coordinator.get("nowhere")
 
 
@@ -280,7 +280,7 @@ async def test_reset_turn_zeroes_injections_but_keeps_cancellation() -> None:
 async def test_process_hook_result_injection_size_limit_raises() -> None:
     coordinator = make_coordinator(injection_size_limit=10)
     context = await with_context(coordinator)
-    with pytest.raises(ValueError, match="Context injection exceeds 10 characters"):
+    with pytest.raises(ValueError, match=r"Context injection exceeds 10 characters"):
         await coordinator.process_hook_result(
             HookResult(action="inject_context", context_injection="x" * 11), "tool:post", "big-hook")
     assert context.messages == []
@@ -395,7 +395,7 @@ async def test_ask_user_timeout_uses_default() -> None:
 async def test_ask_user_other_approval_errors_propagate() -> None:
     coordinator = make_coordinator()
     coordinator.approval_system = ScriptedApproval(RuntimeError("terminal gone"))
-    with pytest.raises(RuntimeError, match="terminal gone"):
+    with pytest.raises(RuntimeError, match=r"terminal gone"):
         await coordinator.process_hook_result(HookResult(action="ask_user"), "tool:pre")
 
 
