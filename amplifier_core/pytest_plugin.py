@@ -1,14 +1,268 @@
-"""pytest plugin ``amplifier_module``: fixtures that let module authors test their modules (being written)."""
+"""pytest plugin ``amplifier_module`` (pytest11 entry point): fixtures for testing an amplifier module.
+
+The module under test is ``--module-path`` (a package dir, or a module repository / ``modules/<id>/`` dir
+holding one ``amplifier_module_*`` package), else found by walking up from the test file to an
+``amplifier-module-<type>-...`` (or ``<type>-<name>/amplifier_module_<type>_<name>``) directory. The kernel's
+own behavioural/structural suites are skipped unless there is a module under test, and only the suite of
+its type runs. This file imports nothing from amplifier_core at import time: it loads in every pytest run.
+"""
 
 from __future__ import annotations
 
+import inspect
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+try:  # async fixtures must be declared through pytest-asyncio to work in its strict mode
+    import pytest_asyncio
 
+    _async_fixture = pytest_asyncio.fixture
+except ImportError:  # pragma: no cover - pytest-asyncio is a dependency of module test suites
+    _async_fixture = pytest.fixture
+
+_REPO_PREFIX = "amplifier-module-"
+_PACKAGE_PREFIX = "amplifier_module_"
+_TYPE_ALIASES = {"provider": "provider", "tool": "tool", "hooks": "hook", "hook": "hook",
+                 "loop": "orchestrator", "orchestrator": "orchestrator", "context": "context"}
+_KERNEL_SUITES = (Path(__file__).parent / "validation" / "behavioral",
+                  Path(__file__).parent / "validation" / "structural")
+_SUITE_TYPES = ("provider", "tool", "hook", "orchestrator", "context")
+_CONTEXT_KEY = pytest.StashKey["ModuleContext"]()
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    package_dir: Path | None
+    module_type: str | None
+
+
+def module_type_from_name(name: str) -> str | None:
+    """``amplifier-module-hooks-logging``, ``tool-bash`` or ``amplifier_module_loop_basic`` -> the type."""
+    stem = name.removeprefix(_REPO_PREFIX).removeprefix(_PACKAGE_PREFIX)
+    first = stem.replace("_", "-").split("-")[0]
+    return _TYPE_ALIASES.get(first)
+
+
+def find_module_package(path: Path) -> Path | None:
+    """The ``amplifier_module_*`` package at or directly inside ``path``."""
+    if path.name.startswith(_PACKAGE_PREFIX) and (path / "__init__.py").is_file():
+        return path
+    if not path.is_dir():
+        return None
+    expected = path / (_PACKAGE_PREFIX + path.name.removeprefix(_REPO_PREFIX).replace("-", "_"))
+    if (expected / "__init__.py").is_file():
+        return expected
+    packages = [child for child in sorted(path.iterdir())
+                if child.name.startswith(_PACKAGE_PREFIX) and (child / "__init__.py").is_file()]
+    if len(packages) == 1:
+        return packages[0]
+    if (path / "__init__.py").is_file():
+        return path
+    return None
+
+
+def _is_module_root(path: Path, *, our_layout: bool) -> bool:
+    if path.name.startswith(_REPO_PREFIX):
+        return find_module_package(path) is not None
+    # this project's layout: modules/<id>/amplifier_module_<id_>/
+    return our_layout and (path / (_PACKAGE_PREFIX + path.name.replace("-", "_")) / "__init__.py").is_file()
+
+
+def _walk_up_to_module(start: Path, *, our_layout: bool) -> Path | None:
+    for candidate in (start, *start.parents):
+        if candidate.name.startswith(_PACKAGE_PREFIX) and (candidate / "__init__.py").is_file() \
+                and candidate.parent.name.startswith(_REPO_PREFIX):
+            return candidate
+        if _is_module_root(candidate, our_layout=our_layout):
+            return find_module_package(candidate)
+    return None
+
+
+def _context_from_option(option: str) -> ModuleContext:
+    path = Path(option).expanduser().resolve()
+    package = find_module_package(path) if path.exists() else None
+    if package is None:
+        raise pytest.UsageError(
+            f"--module-path {option}: no amplifier module package there. Point it at a package directory "
+            "(with __init__.py defining mount) or at a directory holding one amplifier_module_* package."
+        )
+    module_type = module_type_from_name(package.name) or module_type_from_name(path.name)
+    return ModuleContext(package, module_type)
+
+
+def _detect_context(config: pytest.Config) -> ModuleContext:
+    option = config.getoption("module_path", default=None)
+    if option:
+        return _context_from_option(option)
+    candidates = [Path.cwd(), Path(str(config.rootpath))]
+    candidates += [Path(str(arg).split("::")[0]) for arg in config.args]
+    for candidate in candidates:
+        candidate = candidate.resolve()
+        for directory in (candidate, *candidate.parents):
+            if _is_module_root(directory, our_layout=False):
+                package = find_module_package(directory)
+                return ModuleContext(package, module_type_from_name(directory.name))
+    return ModuleContext(None, None)
+
+
+# -- hooks ------------------------------------------------------------------------------------------------
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("amplifier", "amplifier module testing")
-    group.addoption("--module-path", action="store", default=None, help="Path of the module under test.")
+    group.addoption("--module-path", action="store", default=None, dest="module_path",
+                    help="The amplifier module under test (package dir or module repository dir).")
+    group.addoption("--module-config", action="store", default=None, dest="module_config",
+                    help="JSON object passed as config to the module's mount() (e.g. '{\"api_key\": \"x\"}').")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "module_validation: test validates an amplifier module")
+    config.addinivalue_line("markers", "module_validation: a test that validates an amplifier module")
+    config.stash[_CONTEXT_KEY] = _detect_context(config)
+
+
+def _kernel_suite_type(path: Path) -> str | None:
+    for suite in _KERNEL_SUITES:
+        if path.parent == suite:
+            name = path.stem.removeprefix("test_")
+            return name if name in _SUITE_TYPES else None
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    context = config.stash.get(_CONTEXT_KEY, ModuleContext(None, None))
+    for item in items:
+        suite_type = _kernel_suite_type(Path(str(item.path)))
+        if suite_type is None:
+            continue
+        if context.package_dir is None:
+            item.add_marker(pytest.mark.skip(reason="kernel module suite: needs a module under test (--module-path)"))
+        elif context.module_type and suite_type != context.module_type:
+            item.add_marker(pytest.mark.skip(
+                reason=f"{suite_type} suite does not apply to a {context.module_type} module"))
+
+
+# -- fixtures ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def module_path(request: pytest.FixtureRequest) -> Path | None:
+    """The package directory of the module under test, or None outside a module context."""
+    context: ModuleContext = request.config.stash.get(_CONTEXT_KEY, ModuleContext(None, None))
+    if request.config.getoption("module_path", default=None):
+        return context.package_dir
+    found = _walk_up_to_module(Path(str(request.path)).parent, our_layout=True)
+    return found if found is not None else context.package_dir
+
+
+@pytest.fixture
+def module_type(module_path: Path | None) -> str | None:
+    if module_path is None:
+        return None
+    return module_type_from_name(module_path.name) or module_type_from_name(module_path.parent.name)
+
+
+@pytest.fixture
+def is_module_context(request: pytest.FixtureRequest) -> bool:
+    return request.config.stash.get(_CONTEXT_KEY, ModuleContext(None, None)).package_dir is not None
+
+
+@pytest.fixture
+def module_config(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The config handed to mount() by the module fixtures (``--module-config``, default ``{}``)."""
+    raw = request.config.getoption("module_config", default=None)
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise pytest.UsageError(f"--module-config is not valid JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise pytest.UsageError("--module-config must be a JSON object, e.g. '{\"api_key\": \"x\"}'")
+    return value
+
+
+@pytest.fixture
+def coordinator() -> Any:
+    from amplifier_core.testing import MockCoordinator
+
+    return MockCoordinator()
+
+
+@pytest.fixture
+def mock_deps() -> tuple[Any, dict[str, Any], dict[str, Any], Any]:
+    """(context, providers, tools, hooks) for driving an orchestrator by hand."""
+    from amplifier_core.testing import EventRecorder, MockContextManager, MockProvider, MockTool
+
+    return (MockContextManager(), {"default": MockProvider()},
+            {"test_tool": MockTool("test_tool", "test result")}, EventRecorder())
+
+
+def _import_module_package(package_dir: Path) -> Any:
+    from amplifier_core.loader import import_package_from_path
+
+    return import_package_from_path(package_dir.name, package_dir)
+
+
+async def _call_cleanup(cleanup: Any) -> None:
+    if callable(cleanup):
+        outcome = cleanup()
+        if inspect.isawaitable(outcome):
+            await outcome
+
+
+async def _mounted_instance(module_path: Path | None, coordinator: Any, config: dict[str, Any],
+                            mount_point: str) -> AsyncIterator[Any]:
+    if module_path is None:
+        pytest.skip("no module under test: run with --module-path=PATH")
+    module = _import_module_package(module_path)
+    cleanup = await module.mount(coordinator, dict(config))
+    mounted = coordinator.mount_points.get(mount_point)
+    instance = next(iter(mounted.values()), None) if isinstance(mounted, dict) else mounted
+    try:
+        if instance is None:
+            pytest.fail(f"mount() of {module_path.name} mounted nothing at '{mount_point}'. If it needs config "
+                        "(an API key, say), pass it with --module-config='{...}'")
+        yield instance
+    finally:
+        await _call_cleanup(cleanup)
+        await coordinator.cleanup()
+
+
+@_async_fixture
+async def provider_module(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
+    async for instance in _mounted_instance(module_path, coordinator, module_config, "providers"):
+        yield instance
+
+
+@_async_fixture
+async def tool_module(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
+    async for instance in _mounted_instance(module_path, coordinator, module_config, "tools"):
+        yield instance
+
+
+@_async_fixture
+async def orchestrator_module(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
+    async for instance in _mounted_instance(module_path, coordinator, module_config, "orchestrator"):
+        yield instance
+
+
+@_async_fixture
+async def context_module(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
+    async for instance in _mounted_instance(module_path, coordinator, module_config, "context"):
+        yield instance
+
+
+@_async_fixture
+async def hook_cleanup(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
+    """Mounts the hook module on ``coordinator`` and yields what mount() returned (its cleanup, or None)."""
+    if module_path is None:
+        pytest.skip("no module under test: run with --module-path=PATH")
+    module = _import_module_package(module_path)
+    cleanup = await module.mount(coordinator, dict(module_config))
+    try:
+        yield cleanup
+    finally:
+        await _call_cleanup(cleanup)
+        await coordinator.cleanup()

@@ -1,0 +1,400 @@
+"""Validation results and the shared machinery of the per-type module validators.
+
+A validator imports a module in isolation (under a private name, removed again afterwards, so the real load
+later imports it fresh), checks that ``mount`` has the right shape, mounts it on a throwaway
+``MockCoordinator`` and inspects what got mounted with attribute checks (never ``isinstance`` on a Protocol).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import itertools
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..testing import MockCoordinator
+
+Severity = Literal["error", "warning", "info"]
+
+_PRIVATE_PREFIX = "_amplifier_validating_"
+_import_counter = itertools.count(1)
+
+
+@dataclass
+class ValidationCheck:
+    name: str
+    passed: bool
+    message: str
+    severity: Severity = "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "message": self.message, "severity": self.severity}
+
+
+@dataclass
+class ValidationResult:
+    """Named checks of one module. It passes when no error-severity check failed (warnings do not fail it)."""
+
+    module_type: str
+    module_path: str
+    checks: list[ValidationCheck] = field(default_factory=list)
+
+    def add(self, check: ValidationCheck) -> None:
+        self.checks.append(check)
+
+    def ok(self, name: str, message: str) -> None:
+        self.checks.append(ValidationCheck(name, True, message, "info"))
+
+    def fail(self, name: str, message: str, severity: Severity = "error") -> None:
+        self.checks.append(ValidationCheck(name, False, message, severity))
+
+    @property
+    def passed(self) -> bool:
+        return not self.errors
+
+    @property
+    def errors(self) -> list[ValidationCheck]:
+        return [check for check in self.checks if not check.passed and check.severity == "error"]
+
+    @property
+    def warnings(self) -> list[ValidationCheck]:
+        return [check for check in self.checks if not check.passed and check.severity == "warning"]
+
+    def summary(self) -> str:
+        return summarize(self.checks, self.passed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape ``amplifier module validate --output json`` prints."""
+        return {
+            "module_type": self.module_type,
+            "module_path": self.module_path,
+            "passed": self.passed,
+            "checks": [check.to_dict() for check in self.checks],
+        }
+
+
+def summarize(checks: list[ValidationCheck], passed: bool) -> str:
+    n_passed = sum(1 for check in checks if check.passed)
+    n_errors = sum(1 for check in checks if not check.passed and check.severity == "error")
+    n_warnings = sum(1 for check in checks if not check.passed and check.severity == "warning")
+    verdict = "PASSED" if passed else "FAILED"
+    return f"{verdict}: {n_passed}/{len(checks)} checks passed ({n_errors} errors, {n_warnings} warnings)"
+
+
+# -- callable shape helpers -------------------------------------------------------------------------------
+def is_async_callable(function: Any) -> bool:
+    """True for ``async def`` functions and methods, partials of them, and objects with an async ``__call__``."""
+    if inspect.iscoroutinefunction(function):
+        return True
+    call = getattr(function, "__call__", None)  # noqa: B004 - an object's async __call__ counts
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def accepts(function: Any, *args: Any, **kwargs: Any) -> bool:
+    """Whether ``function`` can be called with these arguments (True when the signature is unknowable)."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return True
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def positional_parameter_count(function: Any) -> int:
+    parameters = inspect.signature(function).parameters.values()
+    return sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def check_mount_callable(module: Any) -> ValidationCheck:
+    mount = getattr(module, "mount", None)
+    if mount is None:
+        return ValidationCheck("mount_exists", False, "No mount() function found: define "
+                               "`async def mount(coordinator, config)` in the package's __init__.py")
+    if not callable(mount):
+        return ValidationCheck("mount_exists", False, f"mount is not callable (it is a {type(mount).__name__})")
+    return ValidationCheck("mount_exists", True, "mount() function found", "info")
+
+
+def check_mount_signature(mount: Any) -> ValidationCheck:
+    try:
+        parameters = list(inspect.signature(mount).parameters.values())
+    except (TypeError, ValueError):
+        parameters = None
+    if parameters is not None and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        count = sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        if count < 2:
+            return ValidationCheck(
+                "mount_signature", False,
+                f"mount() should have at least 2 parameters (coordinator, config), found {count}",
+            )
+    if not is_async_callable(mount):
+        return ValidationCheck("mount_signature", False, "mount() should be async (async def mount(...))")
+    return ValidationCheck("mount_signature", True, "mount(coordinator, config) is async", "info")
+
+
+def check_on_session_ready(module: Any) -> ValidationCheck | None:
+    """The optional ``on_session_ready(coordinator)`` hook must be async and take the coordinator."""
+    hook = getattr(module, "on_session_ready", None)
+    if hook is None:
+        return None
+    if not callable(hook) or not is_async_callable(hook):
+        return ValidationCheck("on_session_ready_async", False,
+                               "on_session_ready must be `async def on_session_ready(coordinator)`; "
+                               "a sync one is ignored by the loader")
+    try:
+        parameters = list(inspect.signature(hook).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    required = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                and p.default is p.empty]
+    if not required and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return ValidationCheck("on_session_ready_async", False,
+                               "on_session_ready must take the coordinator as its first parameter")
+    return ValidationCheck("on_session_ready_async", True, "on_session_ready(coordinator) is async", "info")
+
+
+# -- isolated import --------------------------------------------------------------------------------------
+def find_package_dir(path: Path) -> Path | None:
+    """The package to validate: ``path`` itself when it has ``__init__.py``, else the single
+    ``amplifier_module_*`` package inside it (the layout of a module repository or ``modules/<id>/``)."""
+    if (path / "__init__.py").is_file():
+        return path
+    expected = path / ("amplifier_module_" + path.name.removeprefix("amplifier-module-").replace("-", "_"))
+    if (expected / "__init__.py").is_file():
+        return expected
+    candidates = [child for child in sorted(path.iterdir())
+                  if child.name.startswith("amplifier_module_") and (child / "__init__.py").is_file()]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or "\\" in text or text.startswith(".") or text.endswith(".py")
+
+
+@contextmanager
+def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None, ValidationCheck]]:
+    """Import a module for validation and undo the import afterwards.
+
+    A directory or file is imported under a private unique name, with its parent directory on sys.path so
+    absolute self-imports (``from amplifier_module_x.sub import y``) work too; every sys.modules entry and the
+    sys.path entry added here are removed on exit. A dotted name is imported normally (it is installed).
+    """
+    path = Path(module_path)
+    if not path.exists():
+        text = str(module_path)
+        if _looks_like_path(text):
+            yield None, ValidationCheck("module_importable", False,
+                                        f"Failed to import module: no such file or directory: {text}")
+            return
+        try:
+            module = importlib.import_module(text)
+        except ImportError as error:
+            yield None, ValidationCheck("module_importable", False, f"Failed to import module: {error}")
+            return
+        except Exception as error:
+            yield None, ValidationCheck("module_importable", False,
+                                        f"Error loading module: {type(error).__name__}: {error}")
+            return
+        yield module, ValidationCheck("module_importable", True, f"Imported {text}", "info")
+        return
+
+    if path.is_dir():
+        package_dir = find_package_dir(path)
+        if package_dir is None:
+            yield None, ValidationCheck(
+                "module_importable", False,
+                f"No __init__.py found in {path} (and no single amplifier_module_* package inside it); "
+                "a module is a Python package whose __init__.py defines mount()",
+            )
+            return
+        init_file, search_locations, real_name = package_dir / "__init__.py", [str(package_dir)], package_dir.name
+        parent = package_dir.parent
+    else:
+        init_file, search_locations, real_name = path, None, path.stem
+        parent = path.parent
+
+    private_name = f"{_PRIVATE_PREFIX}{next(_import_counter)}_{real_name}"
+    modules_before = set(sys.modules)
+    parent_entry = str(parent.resolve())
+    added_path = parent_entry not in sys.path
+    if added_path:
+        sys.path.append(parent_entry)
+    try:
+        try:
+            spec = importlib.util.spec_from_file_location(
+                private_name, init_file, submodule_search_locations=search_locations
+            )
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot build an import spec for {init_file}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[private_name] = module
+            spec.loader.exec_module(module)
+        except ImportError as error:
+            yield None, ValidationCheck("module_importable", False, f"Failed to import module: {error}")
+            return
+        except Exception as error:
+            yield None, ValidationCheck("module_importable", False,
+                                        f"Error loading module: {type(error).__name__}: {error}")
+            return
+        yield module, ValidationCheck("module_importable", True, f"Imported {init_file}", "info")
+    finally:
+        if added_path and parent_entry in sys.path:
+            sys.path.remove(parent_entry)
+        for name in set(sys.modules) - modules_before:
+            if name == private_name or name.startswith(private_name + ".") or name == real_name \
+                    or name.startswith(real_name + "."):
+                sys.modules.pop(name, None)
+
+
+# -- the validator skeleton -------------------------------------------------------------------------------
+class ModuleValidator:
+    """Common steps: module_importable, mount_exists, mount_signature, on_session_ready_async,
+    protocol_compliance, then the per-type checks of every mounted instance (subclasses)."""
+
+    module_type: str = ""
+    mount_point: str | None = None
+    protocol_name: str = ""
+    required_members: tuple[str, ...] = ()
+    mount_timeout: float = 30.0
+
+    async def validate(
+        self, module_path: str | Path, entry_point: str | None = None, config: dict[str, Any] | None = None
+    ) -> ValidationResult:
+        """Validate the module at ``module_path``; ``config`` is what mount() receives (e.g. an API key).
+        ``entry_point`` is accepted for compatibility and unused."""
+        result = ValidationResult(module_type=self.module_type, module_path=str(module_path))
+        with isolated_import(module_path) as (module, import_check):
+            result.add(import_check)
+            if module is None:
+                return result
+            mount_check = check_mount_callable(module)
+            result.add(mount_check)
+            if not mount_check.passed:
+                return result
+            signature_check = check_mount_signature(module.mount)
+            result.add(signature_check)
+            ready_check = check_on_session_ready(module)
+            if ready_check is not None:
+                result.add(ready_check)
+            self._check_declared_type(module, result)
+            if not signature_check.passed:
+                return result
+            await self._check_protocol(module.mount, config, result)
+        return result
+
+    def _check_declared_type(self, module: Any, result: ValidationResult) -> None:
+        declared = getattr(module, "__amplifier_module_type__", None)
+        if declared is not None and declared != self.module_type:
+            result.fail("module_type_declared",
+                        f"The module declares __amplifier_module_type__ = {declared!r} but is being validated "
+                        f"as a {self.module_type}", "warning")
+
+    async def _check_protocol(self, mount: Any, config: dict[str, Any] | None, result: ValidationResult) -> None:
+        from ..testing import MockCoordinator
+
+        coordinator = MockCoordinator()
+        returned: Any = None
+        try:
+            returned = await asyncio.wait_for(mount(coordinator, dict(config or {})), self.mount_timeout)
+            await self._inspect_mounted(coordinator, returned, result)
+        except TimeoutError:
+            result.fail("protocol_compliance", f"mount() did not finish within {self.mount_timeout:g}s")
+        except Exception as error:
+            result.fail("protocol_compliance",
+                        f"Error during protocol compliance check: {type(error).__name__}: {error}")
+        finally:
+            await _run_cleanups(returned, coordinator)
+
+    async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
+        instances = self.mounted_instances(coordinator)
+        if not instances:
+            if returned is not None and not self.missing_members(returned):
+                instances = {getattr(returned, "name", None) or self.module_type: returned}
+            elif callable(returned):
+                result.fail("protocol_compliance",
+                            f"mount() returned a cleanup callable (no {self.module_type} mounted yet - may be "
+                            "conditional on config)", "warning")
+                return
+            else:
+                result.fail("protocol_compliance",
+                            f"No {self.module_type} was mounted and mount() did not return a "
+                            f"{self.protocol_name} instance. Mount it with "
+                            f"`await coordinator.mount({self.mount_point!r}, instance)`; if mounting depends on "
+                            "config (an API key, say), validate with that config")
+                return
+        for name, instance in instances.items():
+            missing = self.missing_members(instance)
+            label = f"{self.protocol_name} '{name}'"
+            if missing:
+                result.fail("protocol_compliance",
+                            f"{label} does not implement the {self.protocol_name} protocol: missing "
+                            + ", ".join(missing))
+            else:
+                result.ok("protocol_compliance", f"{label} implements {self.protocol_name} protocol")
+            await self.check_instance(name, instance, result)
+
+    def mounted_instances(self, coordinator: MockCoordinator) -> dict[str, Any]:
+        mounted = coordinator.mount_points.get(self.mount_point) if self.mount_point else None
+        if isinstance(mounted, dict):
+            return dict(mounted)
+        return {self.module_type: mounted} if mounted is not None else {}
+
+    def missing_members(self, instance: Any) -> list[str]:
+        return [member for member in self.required_members if not _has_member(instance, member)]
+
+    async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
+        """Per-type method checks; overridden by each validator."""
+
+
+def _has_member(instance: Any, member: str) -> bool:
+    try:
+        return hasattr(instance, member)
+    except Exception:  # a property that raises still exists
+        return True
+
+
+def check_async_method(instance: Any, method: str, check_name: str, *args: Any, **kwargs: Any) -> ValidationCheck:
+    """``instance.method`` must exist, be async, and accept ``args``/``kwargs``."""
+    function = getattr(instance, method, None)
+    if function is None or not callable(function):
+        return ValidationCheck(check_name, False, f"{method}() is missing")
+    if not is_async_callable(function):
+        return ValidationCheck(check_name, False, f"{method}() must be async (async def {method}(...))")
+    if not accepts(function, *args, **kwargs):
+        shown = ", ".join([*(repr(a) for a in args), *(f"{k}=..." for k in kwargs)]) or "no arguments"
+        return ValidationCheck(check_name, False, f"{method}() cannot be called with {shown}: "
+                               f"its signature is {method}{_signature_text(function)}")
+    return ValidationCheck(check_name, True, f"{method}() is async with a usable signature", "info")
+
+
+def _signature_text(function: Any) -> str:
+    try:
+        return str(inspect.signature(function))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+async def _run_cleanups(returned: Any, coordinator: MockCoordinator) -> None:
+    if callable(returned):
+        try:
+            outcome = returned()
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            pass
+    try:
+        await coordinator.cleanup()
+    except Exception:
+        pass

@@ -1,0 +1,26 @@
+"""ContextValidator: the memory of a session must offer the five async methods the session and loops call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ModuleValidator, ValidationResult, check_async_method
+
+_METHODS: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    ("add_message", ({},)),
+    ("get_messages_for_request", ()),
+    ("get_messages", ()),
+    ("set_messages", ([],)),
+    ("clear", ()),
+)
+
+
+class ContextValidator(ModuleValidator):
+    module_type = "context"
+    mount_point = "context"
+    protocol_name = "ContextManager"
+    required_members = ("add_message", "get_messages_for_request", "get_messages", "clear")
+
+    async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
+        for method, arguments in _METHODS:
+            result.add(check_async_method(instance, method, f"context_{method}", *arguments))

@@ -1,0 +1,42 @@
+"""HookValidator: a hook module registers async ``(event, data) -> HookResult`` handlers on coordinator.hooks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import ModuleValidator, ValidationResult, accepts, is_async_callable
+
+if TYPE_CHECKING:
+    from ..testing import MockCoordinator
+
+
+class HookValidator(ModuleValidator):
+    module_type = "hook"
+    mount_point = "hooks"
+    protocol_name = "HookHandler"
+
+    async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
+        registrations = coordinator.hook_registrations
+        if not registrations:
+            result.fail("protocol_compliance",
+                        "mount() registered no handlers on coordinator.hooks (may be conditional on config)",
+                        "warning")
+            return
+        events = sorted({registration.event for registration in registrations})
+        result.ok("protocol_compliance",
+                  f"Registered {len(registrations)} handler(s) for: {', '.join(events)}")
+        for registration in registrations:
+            label = f"handler {registration.name or '?'!r} for {registration.event!r}"
+            handler = registration.handler
+            if not callable(handler):
+                result.fail("hook_call", f"{label} is not callable")
+            elif not is_async_callable(handler):
+                result.fail("hook_call", f"{label} must be async: `async def handler(event, data) -> HookResult`")
+            elif not accepts(handler, "test:event", {}):
+                result.fail("hook_call", f"{label} must take (event, data)")
+            else:
+                result.ok("hook_call", f"{label} is async and takes (event, data)")
+        if returned is not None and not callable(returned):
+            result.fail("hook_cleanup",
+                        f"mount() returned a {type(returned).__name__}; return a cleanup callable or None",
+                        "warning")

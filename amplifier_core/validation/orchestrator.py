@@ -1,0 +1,29 @@
+"""OrchestratorValidator: the loop's execute() must take what the session passes, coordinator included."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ModuleValidator, ValidationResult, accepts, check_async_method
+
+_SESSION_ARGUMENTS = ("prompt", "context", "providers", "tools", "hooks")
+
+
+class OrchestratorValidator(ModuleValidator):
+    module_type = "orchestrator"
+    mount_point = "orchestrator"
+    protocol_name = "Orchestrator"
+    required_members = ("execute",)
+
+    async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
+        keywords = dict.fromkeys(_SESSION_ARGUMENTS)
+        execute_check = check_async_method(instance, "execute", "orchestrator_execute", **keywords)
+        result.add(execute_check)
+        if not execute_check.passed:
+            return
+        if accepts(instance.execute, **keywords, coordinator=None):
+            result.ok("orchestrator_accepts_coordinator", "execute() accepts the coordinator= keyword")
+        else:
+            result.fail("orchestrator_accepts_coordinator",
+                        "execute() must accept the coordinator= keyword the session always passes: add "
+                        "`coordinator=None` or `**kwargs` to its signature")

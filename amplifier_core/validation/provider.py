@@ -1,0 +1,54 @@
+"""ProviderValidator: a provider has a name, describes itself and can complete a ChatRequest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ModuleValidator, ValidationResult, accepts, check_async_method
+
+
+class ProviderValidator(ModuleValidator):
+    module_type = "provider"
+    mount_point = "providers"
+    protocol_name = "Provider"
+    required_members = ("name", "get_info", "list_models", "complete", "parse_tool_calls")
+
+    async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
+        from ..models import ProviderInfo
+
+        try:
+            provider_name = instance.name
+        except Exception as error:
+            provider_name = None
+            result.fail("provider_name", f"Reading provider.name raised {type(error).__name__}: {error}")
+        else:
+            if isinstance(provider_name, str) and provider_name:
+                result.ok("provider_name", f"Provider name is {provider_name!r}")
+            else:
+                result.fail("provider_name", f"Provider name must be a non-empty string, got {provider_name!r}")
+
+        get_info = getattr(instance, "get_info", None)
+        if get_info is None or not callable(get_info):
+            result.fail("provider_get_info", "get_info() is missing")
+        else:
+            try:
+                info = get_info()
+            except Exception as error:
+                result.fail("provider_get_info", f"get_info() raised {type(error).__name__}: {error}", "warning")
+            else:
+                if isinstance(info, ProviderInfo):
+                    result.ok("provider_get_info", f"get_info() returns ProviderInfo(id={info.id!r})")
+                else:
+                    result.fail("provider_get_info",
+                                f"get_info() must return a ProviderInfo, got {type(info).__name__}")
+
+        result.add(check_async_method(instance, "list_models", "provider_list_models"))
+        result.add(check_async_method(instance, "complete", "provider_complete", object()))
+
+        parse = getattr(instance, "parse_tool_calls", None)
+        if parse is None or not callable(parse):
+            result.fail("provider_parse_tool_calls", "parse_tool_calls() is missing")
+        elif not accepts(parse, object()):
+            result.fail("provider_parse_tool_calls", "parse_tool_calls() must take the ChatResponse")
+        else:
+            result.ok("provider_parse_tool_calls", "parse_tool_calls(response) is callable")

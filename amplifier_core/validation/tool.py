@@ -1,0 +1,51 @@
+"""ToolValidator: a tool has a name, a description for the LLM, an async execute(input) and a schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ModuleValidator, ValidationResult, check_async_method
+
+
+class ToolValidator(ModuleValidator):
+    module_type = "tool"
+    mount_point = "tools"
+    protocol_name = "Tool"
+    required_members = ("name", "description", "execute")
+
+    async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
+        try:
+            tool_name = instance.name
+        except Exception as error:
+            result.fail("tool_name", f"Reading tool.name raised {type(error).__name__}: {error}")
+        else:
+            if isinstance(tool_name, str) and tool_name:
+                result.ok("tool_name", f"Tool name is {tool_name!r}")
+            else:
+                result.fail("tool_name", f"Tool name must be a non-empty string, got {tool_name!r}")
+
+        try:
+            description = instance.description
+        except Exception as error:
+            result.fail("tool_description", f"Reading tool.description raised {type(error).__name__}: {error}")
+        else:
+            if isinstance(description, str) and description.strip():
+                result.ok("tool_description", "Tool has a description")
+            else:
+                result.fail("tool_description",
+                            "Tool description should be a non-empty string: the LLM reads it to decide when to "
+                            "call the tool", "warning")
+
+        result.add(check_async_method(instance, "execute", "tool_execute", {}))
+
+        try:
+            schema = getattr(instance, "input_schema", None)
+        except Exception as error:
+            result.fail("tool_input_schema", f"Reading tool.input_schema raised {type(error).__name__}: {error}")
+            return
+        if schema is None:
+            result.ok("tool_input_schema", "No input_schema: the tool is offered with an empty schema {}")
+        elif isinstance(schema, dict):
+            result.ok("tool_input_schema", "input_schema is a JSON Schema dict")
+        else:
+            result.fail("tool_input_schema", f"input_schema must be a dict (JSON Schema), got {type(schema).__name__}")
