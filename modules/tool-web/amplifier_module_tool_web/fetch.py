@@ -1,0 +1,95 @@
+"""A guarded HTTP GET: every hop (including redirects) is resolved, checked by the address policy and then
+connected to the checked address itself, so a DNS answer cannot change between the check and the connect."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import ssl
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from .address_policy import AddressPolicy, resolve_host
+
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+class FetchError(Exception):
+    """The fetch failed in a way the model should read (bad URL, refused address, HTTP error...)."""
+
+
+@dataclass
+class FetchedPage:
+    url: str
+    status: int
+    content_type: str
+    charset: str | None
+    body: bytes
+    complete: bool  # False when the body was cut at the download limit
+
+
+def _pinned_connection(scheme: str, host: str, port: int, address: str, timeout: float) -> http.client.HTTPConnection:
+    connection: http.client.HTTPConnection
+    if scheme == "https":
+        connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=ssl.create_default_context())
+    else:
+        connection = http.client.HTTPConnection(host, port, timeout=timeout)
+
+    def connect_to_checked_address(_address, connect_timeout, source_address=None):
+        return socket.create_connection((address, port), connect_timeout, source_address)
+
+    connection._create_connection = connect_to_checked_address  # type: ignore[attr-defined]
+    return connection
+
+
+def fetch(
+    url: str,
+    policy: AddressPolicy,
+    *,
+    timeout: float,
+    max_download_bytes: int,
+    max_redirects: int,
+    user_agent: str,
+) -> FetchedPage:
+    """GET ``url`` following redirects; blocking (run it in a thread)."""
+    current = url
+    for _hop in range(max_redirects + 1):
+        parts = urlsplit(current)
+        if parts.scheme not in ("http", "https"):
+            raise FetchError(f"only http and https URLs can be fetched, not {parts.scheme or 'a relative URL'!r}")
+        if not parts.hostname:
+            raise FetchError(f"the URL {current!r} has no host")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            addresses = resolve_host(parts.hostname, port)
+        except OSError as error:
+            raise FetchError(f"could not resolve {parts.hostname}: {error}") from error
+        policy.check(parts.hostname, addresses)
+        connection = _pinned_connection(parts.scheme, parts.hostname, port, str(addresses[0]), timeout)
+        target = parts.path or "/"
+        if parts.query:
+            target += "?" + parts.query
+        try:
+            connection.request("GET", target, headers={"User-Agent": user_agent, "Accept": "*/*"})
+            response = connection.getresponse()
+            if response.status in _REDIRECTS and response.getheader("Location"):
+                current = urljoin(current, response.getheader("Location"))
+                response.read(65536)
+                continue
+            body = response.read(max_download_bytes + 1)
+            content_type = response.getheader("Content-Type", "application/octet-stream")
+            media_type = content_type.split(";")[0].strip().lower()
+            charset = response.headers.get_content_charset()
+            return FetchedPage(
+                url=current,
+                status=response.status,
+                content_type=media_type,
+                charset=charset,
+                body=body[:max_download_bytes],
+                complete=len(body) <= max_download_bytes,
+            )
+        except (OSError, http.client.HTTPException) as error:
+            raise FetchError(f"fetching {current} failed: {error}") from error
+        finally:
+            connection.close()
+    raise FetchError(f"too many redirects (more than {max_redirects}) starting at {url}")
