@@ -1,7 +1,85 @@
-"""Console entry point (placeholder until the CLI lands)."""
+"""The `amplifier` command: a Typer app whose command groups live one per file in `amplifier_cli/commands/`.
+
+Adding a command group is one line: put `register(root)` in `amplifier_cli/commands/<name>.py` and add
+`"<name>"` to COMMAND_MODULES below. Keep module-level imports of command files to `typer` only; import
+everything else inside the command functions so `--help`/`--version` stay fast.
+"""
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from . import __version__
+
+# One entry per file in amplifier_cli/commands/ (each defines `register(root: typer.Typer) -> None`).
+COMMAND_MODULES: tuple[str, ...] = ("profile", "module", "source")
+
+
+class AmplifierGroup(TyperGroup):
+    """Turns AmplifierError anywhere below into a short message on stderr and its exit code (2 config, 1 runtime);
+    a traceback only with --verbose."""
+
+    def invoke(self, ctx: Any) -> Any:
+        from .errors import AmplifierError
+
+        try:
+            return super().invoke(ctx)
+        except AmplifierError as exc:
+            verbose = bool((ctx.obj or {}).get("verbose")) if isinstance(ctx.obj, dict) else False
+            if verbose:
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            typer.echo(f"Error: {exc.render()}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+app = typer.Typer(
+    name="amplifier",
+    cls=AmplifierGroup,
+    help="Run AI agents assembled from modules, described by YAML profiles (mount plans).",
+    no_args_is_help=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"amplifier {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def root(
+    ctx: typer.Context,
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version_callback, is_eager=True, help="Show the version and exit."
+    ),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tracebacks and debug detail on errors."),
+) -> None:
+    """Run AI agents assembled from modules, described by YAML profiles (mount plans)."""
+    ctx.obj = {"verbose": verbose}
+    if ctx.invoked_subcommand is None:
+        # Later: open the interactive REPL here. Until it exists, show what is available.
+        typer.echo(ctx.get_help())
+
+
+def _register_command_modules() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"amplifier_cli.commands.{name}").register(app)
+
+
+_register_command_modules()
+
 
 def main() -> None:
-    print("amplifier 0.1.0")
+    """Console-script entry point."""
+    app(prog_name="amplifier")

@@ -1,0 +1,134 @@
+"""`amplifier module list|show|validate|update`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(help="Inspect, validate and update modules.", no_args_is_help=True)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="module")
+
+
+@app.command("list")
+def list_modules(
+    module_type: str = typer.Option(None, "--type", "-t", help="provider, tool, hook, orchestrator or context."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Installed modules, the active profile's modules and cached git checkouts."""
+    from ..source_views import module_listing
+
+    rows = module_listing(module_type=module_type)
+    if json_output:
+        from ..tables import print_json
+
+        print_json(rows)
+        return
+    from ..tables import print_table
+
+    print_table(
+        "Modules",
+        ["Module", "Type", "Resolved via", "Installed", "In profile", "Cached"],
+        [
+            (
+                r["module"],
+                r["type"],
+                r["origin"] or "not found",
+                "yes" if r["installed"] else "",
+                "yes" if r["in_profile"] else "",
+                ", ".join(f"{c['ref'] or 'default'}@{c['commit']}" for c in r["cached"]),
+            )
+            for r in rows
+        ],
+    )
+
+
+@app.command("show")
+def show(
+    module_id: str = typer.Argument(..., help="Module id."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Type, where it resolves from (every layer), whether the active profile uses it."""
+    from ..source_views import module_details
+
+    info = module_details(module_id)
+    if json_output:
+        from ..tables import print_json
+
+        print_json(info)
+        return
+    typer.echo(f"Module: {info['module']}  (type: {info['type']})")
+    typer.echo(f"Resolved via: {info['resolved_by'] or 'nothing'}  {info['source'] or ''}".rstrip())
+    typer.echo(
+        f"Installed package: {'yes' if info['installed'] else 'no'};"
+        f" in active profile: {'yes' if info['in_profile'] else 'no'}"
+    )
+    for layer in info["layers"]:
+        typer.echo(f"  {layer['layer']:<10} {'found' if layer['found'] else '-':<6} {layer['detail']}")
+
+
+@app.command("validate")
+def validate(
+    path: Path = typer.Argument(..., help="Module directory (or its amplifier_module_* package)."),
+    module_type: str = typer.Option(None, "--type", "-t", help="provider, tool, hook, orchestrator or context."),
+    output: str = typer.Option("human", "--output", "-o", help="human or json."),
+    behavioral: bool = typer.Option(False, "--behavioral", "-b", help="Also run the kernel's behavioural tests."),
+) -> None:
+    """Check a module against the kernel's contracts; exit 0 pass, 1 fail."""
+    from ..errors import UsageError
+    from ..module_validation import validate_module
+
+    if output not in ("human", "json"):
+        raise UsageError.single(f"unknown output format '{output}'", fix="use --output human or --output json")
+    report = validate_module(path, module_type, behavioral=behavioral)
+    if output == "json":
+        from ..tables import print_json
+
+        print_json(report.as_json())
+    else:
+        _print_report(report)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+def _print_report(report: object) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    colour = "green" if report.passed else "red"  # type: ignore[attr-defined]
+    console.print(f"Validation: {report.module_type}  {report.module_path}")  # type: ignore[attr-defined]
+    console.print(f"[{colour}]{report.summary}[/{colour}]")  # type: ignore[attr-defined]
+    table = Table("Check", "Status", "Message")
+    for check in report.checks:  # type: ignore[attr-defined]
+        if check["passed"]:
+            status = "[green]PASS[/green]" if check["severity"] != "info" or True else ""
+        else:
+            status = "[yellow]WARN[/yellow]" if check["severity"] == "warning" else "[red]FAIL[/red]"
+        table.add_row(check["name"], status, check["message"])
+    console.print(table)
+    behavioral = report.behavioral  # type: ignore[attr-defined]
+    if behavioral is not None:
+        verdict = "passed" if behavioral["passed"] else "FAILED"
+        console.print(f"Behavioural tests {verdict}")
+        console.print(behavioral["output"], markup=False, highlight=False)
+
+
+@app.command("update")
+def update(module_id: str = typer.Argument(None, help="Only this module (default: every cached git module).")) -> None:
+    """Re-fetch cached git modules that follow a branch; tags and commits stay as they are."""
+    from ..source_views import update_modules
+
+    results = update_modules(module_id)
+    if not results:
+        typer.echo(f"No cached git checkout{' for ' + module_id if module_id else 's'}; nothing to update.")
+        return
+    for result in results:
+        if result["status"] == "pinned":
+            typer.echo(f"  {result['label']}: pinned at {result['commit']} (tag or commit; not updated)")
+        elif result["status"] == "updated":
+            typer.echo(f"  {result['label']}: updated {result['previous']} -> {result['commit']}")
+        else:
+            typer.echo(f"  {result['label']}: already at {result['commit']}")

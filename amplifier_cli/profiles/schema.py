@@ -1,0 +1,63 @@
+"""What a profile file may contain: a (partial) mount plan plus `profile:` metadata, `exclude:` and
+`instruction:`. Unknown keys are rejected with the closest valid key suggested."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ..mount_plan import MountPlanSections
+
+
+class ProfileMeta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    description: str | None = None
+    extends: str | None = None
+    version: str | None = None  # upstream requires it; we accept and show it
+    model: str | None = None  # upstream "provider/model" hint; informational
+
+
+def _ids_or_all(value: Any) -> Any:
+    if value is None or value == "all":
+        return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    raise ValueError("must be 'all' or a list of module ids")
+
+
+class ExcludeSection(BaseModel):
+    """Drop inherited entries before this file's own are merged: `all` or a list of ids per section."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    providers: Any = None
+    tools: Any = None
+    hooks: Any = None
+    agents: Any = None
+
+    @field_validator("providers", "tools", "hooks", "agents", mode="before")
+    @classmethod
+    def _shape(cls, value: Any) -> Any:
+        return _ids_or_all(value)
+
+
+class ProfileFile(MountPlanSections):
+    profile: ProfileMeta | None = None
+    exclude: ExcludeSection | None = None
+    instruction: str | None = None
+
+    @field_validator("instruction", mode="before")
+    @classmethod
+    def _instruction_text(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str):
+            raise ValueError("instruction must be text (use a YAML block: 'instruction: |')")
+        return value
+
+
+REMOVED_UPSTREAM_KEYS = {
+    "ui": "move these settings into the hooks-streaming-ui entry's config",
+    "task": "move these settings into the tool-task entry's config",
+}
