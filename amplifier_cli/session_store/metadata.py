@@ -1,0 +1,53 @@
+"""The session's metadata.json: small, rewritten atomically, read by `session list` without touching
+transcripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+METADATA_VERSION = 1
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SessionMetadata(BaseModel):
+    """What is known about a session without reading its transcript. ``version`` lets later formats migrate."""
+
+    model_config = ConfigDict(extra="allow")
+    version: int = METADATA_VERSION
+    session_id: str
+    parent_id: str | None = None
+    created: str
+    updated: str
+    cwd: str
+    project: str
+    profile: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    agent: str | None = None
+    turn_count: int = 0
+    status: Literal["active", "completed", "failed", "cancelled", "interrupted"] = "active"
+    first_prompt: str | None = None
+
+
+def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
+    """Write ``payload`` so readers see the old or the new file, never half of one."""
+    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as temp:
+            json.dump(payload, temp, indent=2, ensure_ascii=False)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise

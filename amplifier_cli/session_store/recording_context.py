@@ -1,0 +1,39 @@
+"""Wraps whatever context manager the profile mounted so every message it receives is also appended to
+the session's transcript as it arrives. Works with any ContextManager, ours or upstream's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .transcript import TranscriptWriter
+
+
+class RecordingContext:
+    def __init__(self, inner: Any, writer: TranscriptWriter) -> None:
+        self._inner = inner
+        self._writer = writer
+
+    @property
+    def inner(self) -> Any:
+        return self._inner
+
+    async def add_message(self, message: dict[str, Any]) -> None:
+        await self._inner.add_message(message)
+        self._writer.append(message)
+
+    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
+        await self._inner.set_messages(messages)
+        self._writer.rewrite(await self._inner.get_messages())
+
+    async def clear(self) -> None:
+        await self._inner.clear()
+        self._writer.rewrite(await self._inner.get_messages())
+
+    async def get_messages_for_request(self, token_budget: int | None = None, provider: Any | None = None) -> Any:
+        return await self._inner.get_messages_for_request(token_budget=token_budget, provider=provider)
+
+    async def get_messages(self) -> list[dict[str, Any]]:
+        return await self._inner.get_messages()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

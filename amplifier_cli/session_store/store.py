@@ -1,0 +1,166 @@
+"""Sessions on disk: ``<data>/sessions/<id>/`` with metadata.json, transcript.jsonl and events.jsonl."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .metadata import SessionMetadata, utc_now, write_json_atomic
+from .transcript import TranscriptRead, TranscriptWriter, read_transcript
+
+METADATA_FILE = "metadata.json"
+TRANSCRIPT_FILE = "transcript.jsonl"
+EVENTS_FILE = "events.jsonl"
+
+
+class SessionNotFoundError(LookupError):
+    """No stored session matches the id or prefix the user gave."""
+
+
+class AmbiguousSessionIdError(LookupError):
+    """Several stored sessions start with the prefix the user gave."""
+
+    def __init__(self, prefix: str, candidates: list[SessionMetadata]) -> None:
+        self.candidates = candidates
+        listed = ", ".join(f"{item.session_id} ({item.updated})" for item in candidates[:10])
+        more = f" and {len(candidates) - 10} more" if len(candidates) > 10 else ""
+        super().__init__(f"'{prefix}' matches {len(candidates)} sessions: {listed}{more}; give more characters")
+
+
+class SessionRecord:
+    """One stored session: its directory, metadata, and the transcript writer while it is live."""
+
+    def __init__(self, directory: Path, metadata: SessionMetadata) -> None:
+        self.directory = directory
+        self.metadata = metadata
+        self._writer: TranscriptWriter | None = None
+
+    @property
+    def session_id(self) -> str:
+        return self.metadata.session_id
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.directory / TRANSCRIPT_FILE
+
+    @property
+    def events_path(self) -> Path:
+        return self.directory / EVENTS_FILE
+
+    def save_metadata(self, **changes: Any) -> None:
+        for key, value in changes.items():
+            setattr(self.metadata, key, value)
+        self.metadata.updated = utc_now()
+        write_json_atomic(self.directory / METADATA_FILE, self.metadata.model_dump(mode="json"))
+
+    @property
+    def writer(self) -> TranscriptWriter:
+        if self._writer is None:
+            self._writer = TranscriptWriter(self.transcript_path)
+        return self._writer
+
+    def read_transcript(self) -> TranscriptRead:
+        return read_transcript(self.transcript_path)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+class SessionStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def create(
+        self, *, cwd: Path, project: Path, session_id: str | None = None, **fields: Any
+    ) -> SessionRecord:
+        session_id = session_id or new_session_id()
+        directory = self.root / session_id
+        if (directory / METADATA_FILE).exists():
+            raise FileExistsError(f"a session with id {session_id} already exists in {self.root}")
+        directory.mkdir(parents=True, exist_ok=True)
+        now = utc_now()
+        metadata = SessionMetadata(
+            session_id=session_id, created=now, updated=now, cwd=str(cwd), project=str(project), **fields
+        )
+        record = SessionRecord(directory, metadata)
+        record.save_metadata()
+        record.transcript_path.touch()
+        return record
+
+    def _load(self, directory: Path) -> SessionMetadata | None:
+        try:
+            return SessionMetadata.model_validate(json.loads((directory / METADATA_FILE).read_text("utf-8")))
+        except (OSError, ValueError, ValidationError):
+            return None
+
+    def all_metadata(self) -> list[SessionMetadata]:
+        """Every readable session, most recently updated first (reads metadata files only)."""
+        if not self.root.is_dir():
+            return []
+        found = [meta for child in self.root.iterdir() if child.is_dir() and (meta := self._load(child))]
+        found.sort(key=lambda meta: meta.updated, reverse=True)
+        return found
+
+    def list(
+        self, *, project: Path | None = None, limit: int | None = None, include_children: bool = False
+    ) -> list[SessionMetadata]:
+        sessions = [
+            meta for meta in self.all_metadata()
+            if (project is None or meta.project == str(project)) and (include_children or not meta.parent_id)
+        ]
+        return sessions[:limit] if limit else sessions
+
+    def children_of(self, session_id: str) -> list[SessionMetadata]:
+        return [meta for meta in self.all_metadata() if meta.parent_id == session_id]
+
+    def find(self, id_or_prefix: str) -> SessionRecord:
+        """The session whose id is ``id_or_prefix`` or uniquely starts with it."""
+        wanted = id_or_prefix.strip()
+        if not wanted:
+            raise SessionNotFoundError("no session id given")
+        exact = self.root / wanted
+        if (exact / METADATA_FILE).exists() and (meta := self._load(exact)):
+            return SessionRecord(exact, meta)
+        matches = [meta for meta in self.all_metadata() if meta.session_id.startswith(wanted)]
+        if not matches:
+            raise SessionNotFoundError(
+                f"no session '{wanted}' in {self.root} (see `amplifier session list --all-projects`)"
+            )
+        if len(matches) > 1:
+            raise AmbiguousSessionIdError(wanted, matches)
+        return SessionRecord(self.root / matches[0].session_id, matches[0])
+
+    def latest(self, project: Path) -> SessionRecord | None:
+        sessions = self.list(project=project, limit=1)
+        return SessionRecord(self.root / sessions[0].session_id, sessions[0]) if sessions else None
+
+    def delete(self, session_id: str) -> None:
+        shutil.rmtree(self.root / session_id)
+
+    def cleanup(self, older_than_days: int) -> list[str]:
+        """Delete sessions not updated for ``older_than_days`` days; returns the deleted ids."""
+        cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+        deleted = []
+        for meta in self.all_metadata():
+            try:
+                updated = datetime.fromisoformat(meta.updated)
+            except ValueError:
+                continue
+            if updated.tzinfo is None:
+                updated = updated.replace(tzinfo=UTC)
+            if updated < cutoff:
+                self.delete(meta.session_id)
+                deleted.append(meta.session_id)
+        return deleted

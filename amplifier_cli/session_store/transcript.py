@@ -1,0 +1,115 @@
+"""transcript.jsonl: one message per line, appended and flushed as each message completes, so a crash
+loses at most the message in flight. Reading tolerates a corrupt line (reported, skipped)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+INTERRUPTED_RESULT = "[interrupted: this tool call did not finish because the session stopped]"
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return str(value)
+
+
+def encode_message(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, default=_json_default)
+
+
+class TranscriptWriter:
+    """Appends messages to a transcript file; each append is flushed to the OS before returning."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file = open(path, "a", encoding="utf-8")
+
+    def append(self, message: dict[str, Any]) -> None:
+        self._file.write(encode_message(message) + "\n")
+        self._file.flush()
+
+    def rewrite(self, messages: list[dict[str, Any]]) -> None:
+        """Replace the whole transcript atomically (after /clear or a restore)."""
+        self._file.close()
+        handle, temp_name = tempfile.mkstemp(dir=self.path.parent, prefix=".transcript.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as temp:
+            temp.writelines(encode_message(message) + "\n" for message in messages)
+        os.replace(temp_name, self.path)
+        self._file = open(self.path, "a", encoding="utf-8")
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+@dataclass
+class TranscriptRead:
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_transcript(path: Path) -> TranscriptRead:
+    """Load every valid line; a corrupt or truncated line becomes a warning naming file and line."""
+    result = TranscriptRead()
+    if not path.exists():
+        return result
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError as error:
+                result.warnings.append(f"{path}: line {number} is not valid JSON ({error.msg}); skipped it")
+                continue
+            if not isinstance(message, dict) or "role" not in message:
+                result.warnings.append(f"{path}: line {number} is not a message (no 'role'); skipped it")
+                continue
+            result.messages.append(message)
+    return result
+
+
+def _tool_call_ids(message: dict[str, Any]) -> list[tuple[str, str]]:
+    """(id, tool name) of every tool call an assistant message made, in either stored form."""
+    calls: list[tuple[str, str]] = []
+    for call in message.get("tool_calls") or []:
+        if isinstance(call, dict) and call.get("id"):
+            calls.append((call["id"], call.get("tool") or call.get("name") or ""))
+    if not calls and isinstance(message.get("content"), list):
+        for block in message["content"]:
+            if isinstance(block, dict) and block.get("type") == "tool_call" and block.get("id"):
+                calls.append((block["id"], block.get("name", "")))
+    return calls
+
+
+def repair_transcript(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Give every tool call a result so a provider accepts the history: calls whose results never arrived
+    get an "interrupted" tool result right after the results that did. Returns (messages, repairs)."""
+    repaired: list[dict[str, Any]] = []
+    added = 0
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        repaired.append(message)
+        index += 1
+        if message.get("role") != "assistant":
+            continue
+        calls = _tool_call_ids(message)
+        if not calls:
+            continue
+        answered: set[str] = set()
+        while index < len(messages) and messages[index].get("role") == "tool":
+            answered.add(str(messages[index].get("tool_call_id")))
+            repaired.append(messages[index])
+            index += 1
+        for call_id, name in calls:
+            if call_id not in answered:
+                repaired.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": INTERRUPTED_RESULT})
+                added += 1
+    return repaired, added

@@ -1,0 +1,150 @@
+"""The session store: atomic metadata, flushed append-only transcripts, prefix lookup, listing,
+cleanup, corrupt-line tolerance and the repair that makes an interrupted transcript resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from amplifier_cli.session_store import (
+    INTERRUPTED_RESULT,
+    METADATA_VERSION,
+    AmbiguousSessionIdError,
+    SessionNotFoundError,
+    SessionStore,
+    read_transcript,
+    repair_transcript,
+)
+from amplifier_cli.session_store.recording_context import RecordingContext
+
+
+def _store(tmp_path: Path) -> SessionStore:
+    return SessionStore(tmp_path / "sessions")
+
+
+def test_create_writes_metadata_with_version_before_any_turn(tmp_path: Path) -> None:
+    record = _store(tmp_path).create(cwd=tmp_path, project=tmp_path, profile="demo", provider="scripted")
+    saved = json.loads((record.directory / "metadata.json").read_text())
+    assert saved["version"] == METADATA_VERSION
+    assert saved["session_id"] == record.session_id and saved["profile"] == "demo"
+    assert saved["turn_count"] == 0 and saved["status"] == "active"
+    assert record.transcript_path.exists()
+
+
+def test_metadata_updates_replace_the_file_atomically(tmp_path: Path) -> None:
+    record = _store(tmp_path).create(cwd=tmp_path, project=tmp_path)
+    record.save_metadata(turn_count=3, status="completed")
+    assert json.loads((record.directory / "metadata.json").read_text())["turn_count"] == 3
+    assert not [name for name in os.listdir(record.directory) if name.endswith(".tmp")]
+
+
+def test_each_message_is_on_disk_as_soon_as_append_returns(tmp_path: Path) -> None:
+    record = _store(tmp_path).create(cwd=tmp_path, project=tmp_path)
+    record.writer.append({"role": "system", "content": "be brief"})
+    record.writer.append({"role": "user", "content": "hi"})
+    # Read through a separate process: only flushed data is visible there.
+    code = f"import sys; print(open({str(record.transcript_path)!r}).read())"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert [json.loads(line)["role"] for line in shown.split("\n") if line.strip()] == ["system", "user"]
+
+
+def test_a_corrupt_line_is_skipped_with_a_warning_naming_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    path.write_text('{"role": "user", "content": "a"}\n{"role": "assis\n["not a message"]\n'
+                    '{"role": "assistant", "content": "b"}\n')
+    read = read_transcript(path)
+    assert [m["content"] for m in read.messages] == ["a", "b"]
+    assert f"{path}: line 2" in read.warnings[0] and "line 3" in read.warnings[1]
+
+
+def test_find_accepts_unique_prefixes_and_lists_candidates_when_ambiguous(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.create(cwd=tmp_path, project=tmp_path, session_id="abc11111-0000-0000-0000-000000000000")
+    store.create(cwd=tmp_path, project=tmp_path, session_id="abc22222-0000-0000-0000-000000000000")
+    assert store.find("abc1").session_id.startswith("abc1")
+    with pytest.raises(AmbiguousSessionIdError) as ambiguous:
+        store.find("abc")
+    assert "abc11111" in str(ambiguous.value) and "abc22222" in str(ambiguous.value)
+    with pytest.raises(SessionNotFoundError, match="no session 'zzz'"):
+        store.find("zzz")
+
+
+def test_list_filters_by_project_hides_children_and_sorts_newest_first(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    old = store.create(cwd=here, project=here)
+    new = store.create(cwd=here, project=here)
+    new.save_metadata(updated="later")  # save_metadata stamps `updated` itself
+    store.create(cwd=elsewhere, project=elsewhere)
+    store.create(cwd=here, project=here, parent_id=old.session_id)
+    listed = store.list(project=here)
+    assert [meta.session_id for meta in listed] == [new.session_id, old.session_id]
+    assert len(store.list()) == 3 and len(store.list(include_children=True)) == 4
+    assert store.latest(here).session_id == new.session_id
+    assert [m.parent_id for m in store.children_of(old.session_id)] == [old.session_id]
+
+
+def test_cleanup_deletes_only_sessions_older_than_the_cutoff(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    stale = store.create(cwd=tmp_path, project=tmp_path)
+    fresh = store.create(cwd=tmp_path, project=tmp_path)
+    metadata = json.loads((stale.directory / "metadata.json").read_text())
+    metadata["updated"] = (datetime.now(UTC) - timedelta(days=40)).isoformat()
+    (stale.directory / "metadata.json").write_text(json.dumps(metadata))
+    assert store.cleanup(30) == [stale.session_id]
+    assert [m.session_id for m in store.list()] == [fresh.session_id]
+
+
+def test_repair_adds_interrupted_results_for_unanswered_tool_calls_in_place() -> None:
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [], "tool_calls": [{"id": "a", "tool": "bash"}, {"id": "b", "tool": "read"}]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"},
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": [{"type": "tool_call", "id": "c", "name": "bash", "input": {}}]},
+    ]
+    repaired, added = repair_transcript(messages)
+    assert added == 2
+    assert [m.get("tool_call_id") for m in repaired if m["role"] == "tool"] == ["a", "b", "c"]
+    assert repaired[3] == {"role": "tool", "tool_call_id": "b", "name": "read", "content": INTERRUPTED_RESULT}
+    assert repaired[4]["content"] == "next"
+    assert repair_transcript(repaired) == (repaired, 0)
+
+
+class _ListContext:
+    def __init__(self) -> None:
+        self.messages: list[dict] = []
+
+    async def add_message(self, message: dict) -> None:
+        self.messages.append(message)
+
+    async def get_messages(self) -> list[dict]:
+        return list(self.messages)
+
+    async def get_messages_for_request(self, token_budget=None, provider=None) -> list[dict]:
+        return list(self.messages)
+
+    async def set_messages(self, messages: list[dict]) -> None:
+        self.messages = list(messages)
+
+    async def clear(self) -> None:
+        self.messages = [m for m in self.messages if m["role"] == "system"]
+
+
+async def test_recording_context_appends_every_message_and_rewrites_on_clear(tmp_path: Path) -> None:
+    record = _store(tmp_path).create(cwd=tmp_path, project=tmp_path)
+    context = RecordingContext(_ListContext(), record.writer)
+    await context.add_message({"role": "system", "content": "sys"})
+    await context.add_message({"role": "user", "content": "hello"})
+    assert [m["role"] for m in record.read_transcript().messages] == ["system", "user"]
+    await context.clear()
+    assert [m["role"] for m in record.read_transcript().messages] == ["system"]
+    await context.set_messages([{"role": "user", "content": "restored"}])
+    assert record.read_transcript().messages == [{"role": "user", "content": "restored"}]
+    assert context.messages == [{"role": "user", "content": "restored"}]  # other attributes pass through
