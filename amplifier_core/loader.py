@@ -113,6 +113,20 @@ def _missing_dependency_message(module_id: str, where: str, error: ImportError) 
     return f"Module '{module_id}' ({where}) failed to import: {error}"
 
 
+# Packages imported from a resolver's path, by import name. A later direct (entry point / import name) load
+# must not pick these up from sys.modules: it has to import the installed package again.
+_PATH_IMPORTS: dict[str, ModuleType] = {}
+
+
+def _forget_path_import(import_name: str) -> None:
+    """Drop a path-imported package (and its submodules) from sys.modules so the installed one can load."""
+    top = import_name.split(".")[0]
+    module = _PATH_IMPORTS.pop(top, None)
+    if module is not None and sys.modules.get(top) is module:
+        for loaded in [key for key in sys.modules if key == top or key.startswith(top + ".")]:
+            del sys.modules[loaded]
+
+
 def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
     """Import package ``name`` from ``package_dir``, replacing a same-named package imported from elsewhere."""
     package_dir = package_dir.resolve()
@@ -134,6 +148,7 @@ def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    _PATH_IMPORTS[name] = module
     return module
 
 
@@ -262,6 +277,7 @@ class ModuleLoader:
         if key in self._loaded:
             return self._loaded[key]
         for entry in entry_points(group=ENTRY_POINT_GROUP, name=module_id):
+            _forget_path_import(entry.value.split(":")[0])
             try:
                 mount = entry.load()
             except ImportError as error:
@@ -269,6 +285,7 @@ class ModuleLoader:
             check_mount_shape(module_id, mount, f"entry point {entry.value}")
             module = sys.modules.get(entry.value.split(":")[0])
             return self._remember(key, module, mount)
+        _forget_path_import(package_name(module_id))
         try:
             module = importlib.import_module(package_name(module_id))
         except ImportError as error:
