@@ -282,6 +282,8 @@ class ModuleLoader:
                 mount = entry.load()
             except ImportError as error:
                 raise ValueError(_missing_dependency_message(module_id, f"entry point {entry.value}", error)) from error
+            except AttributeError:
+                mount = None  # the entry point names an attribute the package lacks; reported just below
             check_mount_shape(module_id, mount, f"entry point {entry.value}")
             module = sys.modules.get(entry.value.split(":")[0])
             return self._remember(key, module, mount)
