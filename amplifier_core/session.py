@@ -17,11 +17,15 @@ logger = logging.getLogger(__name__)
 
 
 def safe_exception_str(error: BaseException) -> str:
-    """``str(error)``, falling back to ``repr`` when the message cannot be decoded."""
+    """``str(error)``, falling back to ``repr`` when the message cannot be produced (e.g. a cp1252 decode
+    error on Windows, or a broken ``__str__``), so reporting a failed module never raises itself."""
     try:
         return str(error)
-    except UnicodeError:
-        return repr(error)
+    except Exception:
+        try:
+            return repr(error)
+        except Exception:
+            return f"<{type(error).__name__} (message could not be printed)>"
 
 
 @dataclass(frozen=True)
