@@ -543,3 +543,21 @@ async def test_session_end_reports_final_status(session_factory) -> None:
     await session.execute("x")
     await session.cleanup()
     assert statuses == ["completed"]
+
+
+async def test_exception_with_broken_str_still_reported_as_failed_module(session_factory, workshop) -> None:
+    plan = workshop.standard_plan()
+    broken = workshop.unique("tool-broken-str")
+    workshop.write(broken, '''
+class Weird(Exception):
+    def __str__(self):
+        raise RuntimeError("str is broken too")
+
+async def mount(coordinator, config):
+    raise Weird("details")
+''')
+    plan["tools"] = [{"module": broken}]
+    session = session_factory(plan)
+    await session.initialize()
+    assert session.failed_modules[0].module_id == broken and "Weird" in session.failed_modules[0].error
+    await session.cleanup()
