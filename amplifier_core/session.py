@@ -89,6 +89,11 @@ class AmplifierSession:
         ready_queue: list[tuple[str, Any]] = []
         for field, label in (("orchestrator", "orchestrator"), ("context", "context manager")):
             module_id, source, module_config = _module_spec(self.config, field)
+            if not module_id or not isinstance(module_id, str):
+                raise RuntimeError(
+                    f"Cannot initialize without {label}: session.{field} names no module; "
+                    f"write `{field}: <module id>` or `{field}: {{module: <module id>}}` under `session:`"
+                )
             try:
                 await self._mount_one(module_id, module_config, source, ready_queue)
             except Exception as error:
