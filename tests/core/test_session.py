@@ -561,3 +561,17 @@ async def mount(coordinator, config):
     await session.initialize()
     assert session.failed_modules[0].module_id == broken and "Weird" in session.failed_modules[0].error
     await session.cleanup()
+
+
+async def test_orchestrator_spec_without_module_id_explains_the_expected_shape(session_factory, workshop) -> None:
+    plan = workshop.standard_plan()
+    plan["session"]["orchestrator"] = {"config": {"max_turns": 3}}
+    session = session_factory(plan)
+    with pytest.raises(RuntimeError, match=r"^Cannot initialize without orchestrator: session.orchestrator names no "
+                                           r"module; write `orchestrator: <module id>`"):
+        await session.initialize()
+    plan = workshop.standard_plan()
+    plan["session"]["context"] = {"source": "./ctx"}
+    session = session_factory(plan)
+    with pytest.raises(RuntimeError, match=r"^Cannot initialize without context manager: session.context names no"):
+        await session.initialize()
