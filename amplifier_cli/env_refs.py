@@ -42,3 +42,9 @@ def env_ref_names(value: Any) -> list[str]:
 
     walk(value)
     return names
+
+
+def expand_for_mount(module_id: str, config: dict[str, Any]) -> dict[str, Any]:
+    """Signature of the kernel loader's `prepare_config` hook: `session.loader.prepare_config = expand_for_mount`
+    makes each module receive expanded values while the session's plan keeps the references."""
+    return expand_env_refs(config)

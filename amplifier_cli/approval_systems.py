@@ -1,0 +1,79 @@
+"""The app's ApprovalSystems, answering hook ``ask_user`` requests.
+
+One-shot runs cannot always ask anyone: with no terminal on stdin (or ``--approval deny``) every request
+is denied with a message, with ``--approval allow`` every request is granted; nothing ever waits forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Literal, TextIO
+
+from amplifier_core.approval import ApprovalTimeoutError
+
+ApprovalMode = Literal["ask", "allow", "deny"]
+
+
+def _pick(options: list[str], wanted: str) -> str:
+    """The option whose text starts with ``wanted`` (case-insensitive), else ``wanted`` itself."""
+    for option in options:
+        if option.strip().lower().startswith(wanted):
+            return option
+    return wanted.capitalize()
+
+
+class FixedApproval:
+    """Answers every request the same way and tells the user on stderr what it decided."""
+
+    def __init__(self, allow: bool, reason: str, stream: TextIO | None = None) -> None:
+        self._allow = allow
+        self._reason = reason
+        self._stream = stream
+        self.decisions: list[tuple[str, str]] = []
+
+    async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
+        choice = _pick(options, "allow") if self._allow else _pick(options, "deny")
+        if self._allow and not choice.lower().startswith("allow"):
+            choice = "Allow"
+        self.decisions.append((prompt, choice))
+        stream = self._stream or sys.stderr
+        verdict = "approved" if self._allow else "denied"
+        stream.write(f"[approval] {verdict}: {prompt.splitlines()[0] if prompt else ''} ({self._reason})\n")
+        stream.flush()
+        return choice
+
+
+class TerminalApproval:
+    """Asks on the controlling terminal (one-shot runs with a TTY); honours the request's timeout."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+
+    async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
+        stream = self._stream or sys.stderr
+        numbered = "  ".join(f"[{index}] {option}" for index, option in enumerate(options, start=1))
+        stream.write(f"\n{prompt}\n{numbered}\nChoice (default {default} in {int(timeout)}s): ")
+        stream.flush()
+        try:
+            answer = await asyncio.wait_for(asyncio.to_thread(sys.stdin.readline), timeout=timeout)
+        except TimeoutError:
+            raise ApprovalTimeoutError(f"no answer within {timeout}s") from None
+        answer = answer.strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(options):
+            return options[int(answer) - 1]
+        for option in options:
+            if answer and option.lower().startswith(answer.lower()):
+                return option
+        return _pick(options, "deny")
+
+
+def approval_for(mode: ApprovalMode, *, interactive: bool):
+    """The approval system for a one-shot run."""
+    if mode == "allow":
+        return FixedApproval(True, "--approval allow")
+    if mode == "deny":
+        return FixedApproval(False, "--approval deny")
+    if not interactive:
+        return FixedApproval(False, "no terminal to ask on; rerun with --approval allow to permit")
+    return TerminalApproval()

@@ -1,0 +1,319 @@
+"""Turns a profile (plus settings and flags) into a live, recorded AmplifierSession.
+
+Everything the app contributes to a session happens here, once, for `run`, `continue`, the REPL and
+sub-agents alike: the module source resolver, ${VAR} expansion at mount time only, the capabilities
+modules may ask for (working dir, session dir), the transcript recording, the system instruction, the
+resume of a stored transcript, and turning load failures into one clear configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from amplifier_core import AmplifierSession
+
+from .env_refs import expand_env_refs
+from .errors import ConfigError, Problem
+from .paths import AmplifierPaths
+from .plan import BuiltPlan, build_plan
+from .session_store import SessionRecord, SessionStore, repair_transcript
+from .session_store.recording_context import RecordingContext
+from .settings import Settings, load_settings
+from .usage import UsageTracker
+
+PLAN_FILE = "mount_plan.json"
+
+
+def session_store_for(paths: AmplifierPaths) -> SessionStore:
+    return SessionStore(paths.data_dir / "sessions")
+
+
+def project_key(paths: AmplifierPaths) -> Path:
+    """What groups sessions into a project: the project root, else the working directory."""
+    return paths.project_root or paths.cwd
+
+
+class _MountLogCapture(logging.Handler):
+    """Collects what modules log while mounting (e.g. a provider saying which key is missing)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING or record.name.startswith("amplifier_module_provider"):
+            self.lines.append(record.getMessage())
+
+
+@dataclass
+class SessionRequest:
+    """What the user asked for on the command line."""
+
+    profile: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    session_id: str | None = None
+    resume_id: str | None = None
+    parent_id: str | None = None
+    agent: str | None = None
+    plan_overlay: Callable[[BuiltPlan], None] | None = None  # adjusts the plan before mounting (agents)
+
+
+@dataclass
+class LiveSession:
+    session: AmplifierSession
+    record: SessionRecord
+    built: BuiltPlan
+    paths: AmplifierPaths
+    usage: UsageTracker
+    resumed: bool
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def coordinator(self) -> Any:
+        return self.session.coordinator
+
+    @property
+    def provider_name(self) -> str | None:
+        provider = self.active_provider()
+        return getattr(provider, "name", None) if provider is not None else None
+
+    @property
+    def model_name(self) -> str | None:
+        provider = self.active_provider()
+        if provider is None:
+            return None
+        for attribute in ("default_model", "model"):
+            value = getattr(provider, attribute, None)
+            if isinstance(value, str) and value:
+                return value
+        try:
+            return provider.get_info().defaults.get("model")
+        except Exception:
+            return None
+
+    def active_provider(self) -> Any:
+        """The provider the orchestrator will use: lowest priority (default 100), first mounted on ties."""
+        providers = self.coordinator.get("providers") or {}
+        if not providers:
+            return None
+
+        def priority(item: Any) -> float:
+            value = getattr(item, "priority", None)
+            if value is None:
+                value = (getattr(item, "config", None) or {}).get("priority", 100)
+            return value if isinstance(value, int | float) else 100
+
+        return min(providers.values(), key=priority)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return sorted(self.coordinator.get("tools") or {})
+
+    async def execute(self, prompt: str) -> str:
+        """Run one turn; metadata (turn count, status) is saved whatever happens."""
+        coordinator = self.coordinator
+        coordinator.reset_turn()
+        coordinator.cancellation.reset()
+        self.usage.start_turn()
+        if self.record.metadata.first_prompt is None:
+            self.record.metadata.first_prompt = prompt[:200]
+        self.record.save_metadata(status="active")
+        status = "failed"
+        try:
+            response = await self.session.execute(prompt)
+            status = "cancelled" if coordinator.cancellation.is_cancelled else "completed"
+            return response
+        except BaseException:
+            status = "cancelled" if coordinator.cancellation.is_cancelled else "failed"
+            raise
+        finally:
+            self.record.save_metadata(turn_count=self.record.metadata.turn_count + 1, status=status)
+
+    async def close(self) -> None:
+        try:
+            await self.session.cleanup()
+        finally:
+            self.record.close()
+
+
+def _failure_problems(session: AmplifierSession, resolver: Any) -> list[Problem]:
+    problems = []
+    for failure in session.failed_modules:
+        message = f"{failure.section[:-1]} '{failure.module_id}' could not be loaded: {failure.error}"
+        if "not found via entry points" in failure.error and hasattr(resolver, "explain"):
+            answers = "; ".join(f"{answer.layer}: {answer.detail}" for answer in resolver.explain(failure.module_id))
+            message = f"{failure.section[:-1]} '{failure.module_id}' was not found ({answers})"
+        problems.append(
+            Problem(
+                message,
+                key_path=failure.section,
+                fix="install the module, fix its config, or remove it from the profile",
+            )
+        )
+    return problems
+
+
+def _no_provider_error(built: BuiltPlan, mount_log: list[str]) -> ConfigError:
+    entries = built.plan.get("providers") or []
+    hints = []
+    for entry in entries:
+        module_id = entry.get("module", "")
+        name = module_id.removeprefix("provider-")
+        hints.append(f"{module_id} needs {name.upper().replace('-', '_')}_API_KEY")
+    said = f" Providers said: {' | '.join(mount_log)}." if mount_log else ""
+    listed = "; ".join(hints) if hints else f"profile '{built.profile_name}' lists no provider"
+    return ConfigError.single(
+        f"No provider could be mounted for profile '{built.profile_name}' ({listed}).{said}",
+        key_path="providers",
+        fix="export the API key for one of them, pick another with --provider/-P, "
+        "or try `amplifier run -P demo` (a scripted model, no key needed)",
+    )
+
+
+async def open_session(
+    request: SessionRequest,
+    *,
+    paths: AmplifierPaths | None = None,
+    settings: Settings | None = None,
+    approval_system: Any = None,
+    display_system: Any = None,
+    capabilities: dict[str, Any] | None = None,
+) -> LiveSession:
+    """Build, mount and (when resuming) restore a session; raise ConfigError for anything the user must fix."""
+    from .sources import make_resolver
+
+    paths = paths or AmplifierPaths.discover()
+    settings = settings or load_settings(paths)
+    store = session_store_for(paths)
+
+    resumed_record: SessionRecord | None = None
+    if request.resume_id is not None:
+        from .session_store import AmbiguousSessionIdError, SessionNotFoundError
+
+        try:
+            resumed_record = store.find(request.resume_id)
+        except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+            raise ConfigError.single(str(error), fix="run `amplifier session list --all-projects` to see ids") from None
+        saved = resumed_record.metadata
+        request.profile = request.profile or saved.profile
+        request.provider = request.provider or (saved.provider if saved.provider_selected else None)
+        request.model = request.model or saved.model_selected
+
+    built = build_plan(settings, request.profile, provider=request.provider, model=request.model, paths=paths)
+    if request.plan_overlay is not None:
+        request.plan_overlay(built)
+
+    if resumed_record is not None:
+        record = resumed_record
+    else:
+        if request.session_id and (store.root / request.session_id).exists():
+            raise ConfigError.single(
+                f"session id '{request.session_id}' is already used",
+                fix=f"resume it with `amplifier run --resume {request.session_id}`, or pick a new id",
+            )
+        record = store.create(
+            cwd=paths.cwd,
+            project=project_key(paths),
+            session_id=request.session_id,
+            parent_id=request.parent_id,
+            profile=built.profile_name,
+            agent=request.agent,
+            provider_selected=request.provider is not None,
+            provider=request.provider,
+            model_selected=request.model,
+        )
+        (record.directory / PLAN_FILE).write_text(json.dumps(built.plan, indent=2, default=str), encoding="utf-8")
+
+    session = AmplifierSession(
+        built.plan,
+        session_id=record.session_id,
+        parent_id=record.metadata.parent_id,
+        approval_system=approval_system,
+        display_system=display_system,
+        is_resumed=resumed_record is not None,
+    )
+    coordinator = session.coordinator
+    resolver = make_resolver(settings)
+    await coordinator.mount("module-source-resolver", resolver)
+    session.loader.prepare_config = lambda _module_id, config: expand_env_refs(config)
+    coordinator.register_capability("session.working_dir", str(paths.cwd))
+    coordinator.register_capability("session.dir", str(record.directory))
+    coordinator.register_capability("session.transcript_path", str(record.transcript_path))
+    for name, value in (capabilities or {}).items():
+        coordinator.register_capability(name, value)
+
+    capture = _MountLogCapture()
+    root_logger = logging.getLogger()
+    root_logger.addHandler(capture)
+    previous_level = root_logger.level
+    if previous_level > logging.INFO or previous_level == logging.NOTSET:
+        root_logger.setLevel(logging.INFO)
+    try:
+        await session.initialize()
+    except RuntimeError as error:
+        await _abandon(session, record, created=resumed_record is None)
+        raise ConfigError.single(str(error), key_path="session", fix="check the module id and its config") from None
+    finally:
+        root_logger.removeHandler(capture)
+        root_logger.setLevel(previous_level)
+
+    problems = _failure_problems(session, resolver)
+    if problems:
+        await _abandon(session, record, created=resumed_record is None)
+        raise ConfigError(
+            f"profile '{built.profile_name}' ({built.profile.location.path}) names modules that could not be mounted",
+            problems,
+        )
+    if not coordinator.get("providers"):
+        await _abandon(session, record, created=resumed_record is None)
+        raise _no_provider_error(built, capture.lines)
+
+    inner_context = coordinator.get("context")
+    coordinator.mount_points["context"] = RecordingContext(inner_context, record.writer)
+    live = LiveSession(session, record, built, paths, UsageTracker(), resumed=resumed_record is not None)
+    live.usage.attach(coordinator.hooks)
+    context = coordinator.get("context")
+    if resumed_record is not None:
+        read = record.read_transcript()
+        live.warnings.extend(read.warnings)
+        messages, repairs = repair_transcript(read.messages)
+        if repairs:
+            live.warnings.append(
+                f"{record.transcript_path}: {repairs} tool call(s) never got a result (the session stopped "
+                "mid-turn); marked them interrupted"
+            )
+        await context.set_messages(messages)
+    elif built.instruction:
+        await context.add_message({"role": "system", "content": built.instruction})
+    record.save_metadata(provider=live.provider_name, model=live.model_name)
+    return live
+
+
+async def _abandon(session: AmplifierSession, record: SessionRecord, *, created: bool) -> None:
+    """Undo a session that never ran: unmount modules and drop a directory made for it."""
+    try:
+        await session.cleanup()
+    finally:
+        record.close()
+        if created and not record.read_transcript().messages:
+            import shutil
+
+            shutil.rmtree(record.directory, ignore_errors=True)
+
+
+def interactive_stdin() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
