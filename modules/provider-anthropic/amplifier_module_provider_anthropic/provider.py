@@ -1,0 +1,320 @@
+"""AnthropicProvider: the kernel Provider protocol on top of the official ``anthropic`` SDK (async client).
+
+The SDK is imported when the first client is built (first request or list_models), never at package
+import, so mounting costs nothing until the provider is used. The SDK's own retries are off
+(``max_retries=0``): every retry goes through the kernel's ``retry_with_backoff`` and is announced with
+``provider:retry``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from decimal import Decimal
+from typing import Any
+
+from amplifier_core import events
+from amplifier_core.llm_errors import LLMError, StreamError
+from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolCall
+from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
+from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
+
+from .catalog import KNOWN_MODELS, find_model, model_limits
+from .config import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    EFFORT_BUDGETS,
+    MIN_THINKING_BUDGET,
+    THINKING_ANSWER_ROOM,
+    AnthropicConfig,
+)
+from .convert import (
+    WireConversation,
+    add_cache_breakpoints,
+    chat_response_from_wire,
+    messages_to_wire,
+    tool_choice_to_wire,
+    tools_to_wire,
+)
+from .errors import translate_error
+from .streaming import StreamAccumulator
+
+logger = logging.getLogger(__name__)
+
+PROVIDER_NAME = "anthropic"
+_JITTER_FRACTION = 0.2
+
+
+class AnthropicProvider:
+    api_label = "Anthropic"
+
+    def __init__(
+        self, config: AnthropicConfig, *, api_key: str, base_url: str | None = None, coordinator: Any = None
+    ) -> None:
+        self.config = config
+        self.priority = config.priority
+        self._api_key = api_key
+        self.base_url = base_url
+        self._coordinator = coordinator
+        self._client: Any = None
+        self._announced_repairs: set[str] = set()
+        self._announced_drops: set[str] = set()
+        self._cost_total = Decimal(0)
+        self._cost_known = True
+        self._priced_responses = 0
+
+    @property
+    def name(self) -> str:
+        return PROVIDER_NAME
+
+    # -- client ------------------------------------------------------------------------------------
+    def client(self) -> Any:
+        """The SDK client, created (and the SDK imported) on first use."""
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key, base_url=self.base_url, timeout=self.config.timeout, max_retries=0
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    # -- description ---------------------------------------------------------------------------------
+    def get_info(self) -> ProviderInfo:
+        context_window, max_output = model_limits(self.config.model)
+        return ProviderInfo(
+            id=PROVIDER_NAME,
+            display_name="Anthropic",
+            credential_env_vars=[API_KEY_ENV],
+            capabilities=["tools", "streaming", "thinking", "vision"],
+            defaults={
+                "model": self.config.model,
+                "max_tokens": self.config.max_tokens,
+                "temperature": self.config.temperature,
+                "timeout": self.config.timeout,
+                "context_window": context_window,
+                "max_output_tokens": max_output,
+            },
+            config_fields=[
+                ConfigField(id="api_key", display_name="API key", prompt="Anthropic API key", field_type="secret",
+                            env_var=API_KEY_ENV),
+                ConfigField(id="base_url", display_name="Base URL", prompt="API base URL (blank for the default)",
+                            env_var=BASE_URL_ENV, required=False),
+                ConfigField(id="model", display_name="Model", prompt="Model", required=False,
+                            default=self.config.model, choices=[spec.id for spec in KNOWN_MODELS]),
+            ],
+        )
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Models from the API's /v1/models when reachable, else the built-in catalog."""
+        try:
+            found = []
+            async for item in self.client().models.list(limit=100):
+                found.append(_model_info(item.id, getattr(item, "display_name", None) or item.id))
+            if found:
+                return found
+        except Exception as error:  # any failure: the static catalog is still a useful answer
+            logger.debug("anthropic: listing models failed (%s); using the built-in list", error)
+        return [_model_info(spec.id, spec.display_name) for spec in KNOWN_MODELS]
+
+    def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]:
+        return [call for call in response.tool_calls or [] if call.arguments is not None]
+
+    def session_cost(self) -> dict[str, str] | None:
+        """``session.cost`` contribution: the running cost, or None while any response was unpriced."""
+        if not self._priced_responses or not self._cost_known:
+            return None
+        return {"cost_usd": str(self._cost_total)}
+
+    # -- completion ----------------------------------------------------------------------------------
+    async def _emit(self, event: str, data: dict[str, Any]) -> None:
+        hooks = getattr(self._coordinator, "hooks", None)
+        if hooks is not None:
+            await hooks.emit(event, data)
+
+    async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
+        messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in request.messages]
+        model = kwargs.get("model") or request.model or self.config.model
+        conversation = messages_to_wire(messages)
+        await self._announce_repairs(conversation)
+        params = self._build_params(request, conversation, model, kwargs)
+        stream = bool(request.stream) and self.config.stream
+        await self._emit(events.LLM_REQUEST, {
+            "provider": self.name, "model": model, "message_count": len(params["messages"]), "stream": stream,
+            "thinking_enabled": "thinking" in params,
+        })
+        self.client()  # import the SDK and build the client outside the timed window
+        started = time.monotonic()
+
+        async def attempt() -> ChatResponse:
+            if stream:
+                return await self._stream_once(params, model)
+            return await self._create_once(params, model)
+
+        async def announce_retry(attempt_number: int, delay: float, error: LLMError) -> None:
+            await self._emit(events.PROVIDER_RETRY, {
+                "provider": self.name, "model": model, "attempt": attempt_number,
+                "max_retries": self.config.max_retries, "delay": delay, "retry_after": error.retry_after,
+                "error_type": type(error).__name__, "message": str(error),
+            })
+
+        try:
+            response = await retry_with_backoff(attempt, self._retry_config(), on_retry=announce_retry)
+        except LLMError as error:
+            await self._emit(events.LLM_RESPONSE, {
+                "provider": self.name, "model": model, "status": "error",
+                "duration_ms": int((time.monotonic() - started) * 1000),
+                "error": str(error), "error_type": type(error).__name__,
+            })
+            raise
+        self._account(response)
+        await self._emit(events.LLM_RESPONSE, self._response_event(response, model, started))
+        return response
+
+    def _retry_config(self) -> RetryConfig:
+        return RetryConfig(
+            max_retries=self.config.max_retries,
+            min_delay=self.config.min_retry_delay,
+            max_delay=self.config.max_retry_delay,
+            jitter=_JITTER_FRACTION if self.config.retry_jitter else 0.0,
+        )
+
+    async def _announce_repairs(self, conversation: WireConversation) -> None:
+        """Emit provider:tool_sequence_repaired once per repaired id, though every request repairs it again."""
+        fresh = [repair for repair in conversation.repairs if repair.tool_call_id not in self._announced_repairs]
+        if fresh:
+            self._announced_repairs.update(repair.tool_call_id for repair in fresh)
+            await self._emit(events.PROVIDER_TOOL_SEQUENCE_REPAIRED, {
+                "provider": self.name, "repair_count": len(fresh),
+                "repairs": [{"tool_call_id": r.tool_call_id, "tool_name": r.tool_name} for r in fresh],
+            })
+        for call_id in conversation.dropped_result_ids:
+            if call_id not in self._announced_drops:
+                self._announced_drops.add(call_id)
+                logger.warning("anthropic: dropped a tool result for %s: no earlier tool call has that id", call_id)
+
+    def _thinking_budget(self, request: ChatRequest, kwargs: dict[str, Any]) -> int | None:
+        settings = self.config.thinking
+        effort = request.reasoning_effort or settings.effort
+        explicit = kwargs.get("extended_thinking")
+        if explicit is not None:
+            enabled = bool(explicit)
+        elif request.reasoning_effort is not None:
+            enabled = request.reasoning_effort not in ("none", "off")
+        else:
+            enabled = settings.enabled
+        if not enabled:
+            return None
+        budget = kwargs.get("thinking_budget_tokens") or settings.budget_tokens
+        if budget is None:
+            budget = EFFORT_BUDGETS.get(str(effort or "medium"), EFFORT_BUDGETS["medium"])
+        return max(int(budget), MIN_THINKING_BUDGET)
+
+    def _build_params(
+        self, request: ChatRequest, conversation: WireConversation, model: str, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        max_tokens = request.max_output_tokens or self.config.max_tokens
+        tools = tools_to_wire(request.tools)
+        system: Any = conversation.system
+        messages = conversation.messages
+        if self.config.prompt_caching:
+            system, tools, messages = add_cache_breakpoints(conversation.system, tools, messages)
+        params: dict[str, Any] = {"model": model, "messages": messages}
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = tools
+        choice = tool_choice_to_wire(request.tool_choice)
+        if choice is not None and tools:
+            params["tool_choice"] = choice
+        if request.stop:
+            params["stop_sequences"] = list(request.stop)
+        budget = self._thinking_budget(request, kwargs)
+        if budget is not None:
+            ceiling = model_limits(model)[1] if find_model(model) else None
+            max_tokens = max(max_tokens, budget + THINKING_ANSWER_ROOM)
+            if ceiling is not None:
+                max_tokens = min(max_tokens, ceiling)
+            params["thinking"] = {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1)}
+        else:
+            temperature = request.temperature if request.temperature is not None else self.config.temperature
+            if temperature is not None:
+                params["temperature"] = temperature
+            if request.top_p is not None and temperature is None:
+                params["top_p"] = request.top_p
+        params["max_tokens"] = max_tokens
+        if request.timeout is not None:
+            params["timeout"] = request.timeout
+        return params
+
+    async def _create_once(self, params: dict[str, Any], model: str) -> ChatResponse:
+        try:
+            message = await self.client().messages.create(**params)
+        except Exception as error:
+            mapped = translate_error(error, provider=self.name, model=model, streaming_began=False)
+            if mapped is None:
+                raise
+            raise mapped from error
+        return chat_response_from_wire(message.to_dict(), model=model, streamed=False)
+
+    async def _stream_once(self, params: dict[str, Any], model: str) -> ChatResponse:
+        accumulator = StreamAccumulator(self._emit, self.name, model)
+        began = False
+        try:
+            stream = await self.client().messages.create(**params, stream=True)
+            began = True
+            async with stream:
+                async for event in stream:
+                    await accumulator.feed(event.to_dict())
+            message = accumulator.final_message()
+        except Exception as error:
+            mapped = error if isinstance(error, StreamError) else translate_error(
+                error, provider=self.name, model=model, streaming_began=began)
+            if mapped is None:
+                raise
+            if began:
+                await self._emit("llm:stream_aborted", {"provider": self.name, "model": model, "error": str(mapped)})
+            if mapped is error:
+                raise
+            raise mapped from error
+        return chat_response_from_wire(message, model=model, streamed=True)
+
+    def _account(self, response: ChatResponse) -> None:
+        cost = response.usage.cost_usd if response.usage else None
+        self._priced_responses += 1
+        if cost is None:
+            self._cost_known = False
+        else:
+            self._cost_total += cost
+
+    def _response_event(self, response: ChatResponse, model: str, started: float) -> dict[str, Any]:
+        usage = response.usage
+        data: dict[str, Any] = {
+            "provider": self.name, "model": model, "status": "ok",
+            "duration_ms": int((time.monotonic() - started) * 1000),
+            "finish_reason": response.finish_reason,
+            "streamed": bool((response.metadata or {}).get("streamed")),
+        }
+        if usage is not None:
+            summary: dict[str, Any] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+            if usage.cache_read_tokens is not None:
+                summary["cache_read_tokens"] = usage.cache_read_tokens
+            if usage.cache_write_tokens is not None:
+                summary["cache_write_tokens"] = usage.cache_write_tokens
+            data["usage"] = summary
+            if usage.cost_usd is not None:
+                data["cost_usd"] = str(usage.cost_usd)
+        return data
+
+
+def _model_info(model_id: str, display_name: str) -> ModelInfo:
+    context_window, max_output = model_limits(model_id)
+    return ModelInfo(
+        id=model_id, display_name=display_name, context_window=context_window, max_output_tokens=max_output,
+        capabilities=["tools", "streaming", "thinking", "vision"],
+        defaults={"max_tokens": min(16384, max_output)},
+    )
