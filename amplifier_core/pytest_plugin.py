@@ -33,6 +33,7 @@ _KERNEL_SUITES = (Path(__file__).parent / "validation" / "behavioral",
                   Path(__file__).parent / "validation" / "structural")
 _SUITE_TYPES = ("provider", "tool", "hook", "orchestrator", "context")
 _CONTEXT_KEY = pytest.StashKey["ModuleContext"]()
+_CONFIG_KEY = pytest.StashKey[dict]()
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "module_validation: a test that validates an amplifier module")
     config.stash[_CONTEXT_KEY] = _detect_context(config)
+    config.stash[_CONFIG_KEY] = _parse_module_config(config.getoption("module_config", default=None))
+
+
+def _parse_module_config(raw: str | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise pytest.UsageError(f"--module-config is not valid JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise pytest.UsageError("--module-config must be a JSON object, e.g. '{\"api_key\": \"x\"}'")
+    return value
 
 
 def _kernel_suite_type(path: Path) -> str | None:
@@ -171,16 +185,7 @@ def is_module_context(request: pytest.FixtureRequest) -> bool:
 @pytest.fixture
 def module_config(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The config handed to mount() by the module fixtures (``--module-config``, default ``{}``)."""
-    raw = request.config.getoption("module_config", default=None)
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise pytest.UsageError(f"--module-config is not valid JSON: {error}") from None
-    if not isinstance(value, dict):
-        raise pytest.UsageError("--module-config must be a JSON object, e.g. '{\"api_key\": \"x\"}'")
-    return value
+    return dict(request.config.stash.get(_CONFIG_KEY, {}))
 
 
 @pytest.fixture

@@ -1,0 +1,256 @@
+"""The ``amplifier_module`` pytest plugin, exercised by running small module test suites through pytester
+(in strict asyncio mode and without any ini file, as in a module author's fresh repository)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import amplifier_core.pytest_plugin as plugin
+
+pytest_plugins = ["pytester"]
+
+CORE_VALIDATION = Path(plugin.__file__).parent / "validation"
+
+TINY_TOOL = """
+    from amplifier_core import ToolResult
+
+    class Tiny:
+        name = "tiny"
+        description = "Returns what it was given"
+        input_schema = {"type": "object", "properties": {}}
+
+        async def execute(self, input):
+            return ToolResult(output=dict(input))
+
+    async def mount(coordinator, config):
+        await coordinator.mount("tools", Tiny())
+"""
+
+KEYED_PROVIDER = """
+    from amplifier_core import ChatResponse, ProviderInfo, TextBlock
+
+    class Keyed:
+        name = "keyed"
+
+        def get_info(self):
+            return ProviderInfo(id="keyed", display_name="Keyed")
+
+        async def list_models(self):
+            return []
+
+        async def complete(self, request, **kwargs):
+            return ChatResponse(content=[TextBlock(text="hi")])
+
+        def parse_tool_calls(self, response):
+            return []
+
+    async def mount(coordinator, config):
+        if config.get("api_key"):
+            await coordinator.mount("providers", Keyed())
+"""
+
+LOOP = """
+    from amplifier_core import ChatRequest, Message
+
+    class Loop:
+        async def execute(self, prompt, context, providers, tools, hooks, **kwargs):
+            await context.add_message({"role": "user", "content": prompt or "(empty)"})
+            request = ChatRequest(messages=[Message(**m) for m in await context.get_messages_for_request()])
+            response = await next(iter(providers.values())).complete(request)
+            await context.add_message({"role": "assistant", "content": response.text})
+            await hooks.emit("orchestrator:complete", {"response": response.text})
+            return response.text
+
+    async def mount(coordinator, config):
+        await coordinator.mount("orchestrator", Loop())
+"""
+
+MEMORY = """
+    class Memory:
+        def __init__(self):
+            self.messages = []
+
+        async def add_message(self, message):
+            self.messages.append(message)
+
+        async def get_messages_for_request(self, token_budget=None, provider=None):
+            return list(self.messages)
+
+        async def get_messages(self):
+            return list(self.messages)
+
+        async def set_messages(self, messages):
+            self.messages = list(messages)
+
+        async def clear(self):
+            self.messages = []
+
+    async def mount(coordinator, config):
+        await coordinator.mount("context", Memory())
+"""
+
+HOOK = """
+    from amplifier_core import HookResult
+
+    async def guard(event, data):
+        if isinstance(data.get("tool_input"), dict) and data["tool_input"].get("danger"):
+            return HookResult(action="deny", reason="dangerous")
+        return HookResult()
+
+    async def mount(coordinator, config):
+        return coordinator.hooks.register("tool:pre", guard, name="guard")
+"""
+
+
+def make_module(root: Path, directory: str, package: str, source: str) -> Path:
+    package_dir = root / directory / package
+    package_dir.mkdir(parents=True)
+    (package_dir / "__init__.py").write_text(textwrap.dedent(source))
+    return root / directory
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    # strict asyncio mode (pytest-asyncio's default); the loop scope option only silences its deprecation notice
+    return pytester.runpytest("-p", "no:cacheprovider", "-o", "asyncio_default_fixture_loop_scope=function", *args)
+
+
+def test_module_repository_suite_subclassing_behavior_tests_runs_in_strict_mode(pytester: pytest.Pytester) -> None:
+    repo = make_module(pytester.path, "amplifier-module-tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_behavior.py").write_text(textwrap.dedent("""
+        from amplifier_core.validation.behavioral import ToolBehaviorTests
+
+        class TestTiny(ToolBehaviorTests):
+            pass
+
+        def test_detected(module_path, module_type, is_module_context):
+            assert module_path.name == "amplifier_module_tool_tiny"
+            assert module_type == "tool"
+            assert is_module_context is True  # found from the argument path
+    """))
+    result = run(pytester, str(repo / "tests"))
+    result.assert_outcomes(passed=4)
+
+
+def test_running_from_inside_a_module_repository_sets_module_context(pytester: pytest.Pytester) -> None:
+    repo = make_module(pytester.path, "amplifier-module-hooks-guard", "amplifier_module_hooks_guard", HOOK)
+    (repo / "test_context.py").write_text(textwrap.dedent("""
+        def test_context(is_module_context, module_type):
+            assert is_module_context is True
+            assert module_type == "hook"
+    """))
+    result = run(pytester, "--rootdir", str(repo), str(repo / "test_context.py"))
+    result.assert_outcomes(passed=1)
+
+
+def test_core_behavioral_suite_runs_against_our_module_layout_via_module_path(pytester: pytest.Pytester) -> None:
+    module_root = make_module(pytester.path / "modules", "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
+    result = run(pytester, str(CORE_VALIDATION / "behavioral"), f"--module-path={module_root}", "-rs")
+    result.assert_outcomes(passed=3, skipped=16)
+    result.stdout.fnmatch_lines(["*provider suite does not apply to a tool module*"])
+
+
+def test_core_suites_are_skipped_without_a_module_under_test(pytester: pytest.Pytester) -> None:
+    result = run(pytester, str(CORE_VALIDATION / "behavioral" / "test_tool.py"),
+                 str(CORE_VALIDATION / "structural" / "test_tool.py"), "-rs")
+    result.assert_outcomes(skipped=4)
+    result.stdout.fnmatch_lines(["*needs a module under test (--module-path)*"])
+
+
+@pytest.mark.parametrize(
+    ("module_type", "directory", "package", "source", "expected"),
+    [
+        ("orchestrator", "loop-tiny", "amplifier_module_loop_tiny", LOOP, 3),
+        ("context", "context-tiny", "amplifier_module_context_tiny", MEMORY, 5),
+        ("hook", "hooks-guard", "amplifier_module_hooks_guard", HOOK, 3),
+    ],
+)
+def test_core_behavioral_suite_of_each_type_passes_for_a_good_module(
+    pytester: pytest.Pytester, module_type: str, directory: str, package: str, source: str, expected: int
+) -> None:
+    module_root = make_module(pytester.path, directory, package, source)
+    suite = CORE_VALIDATION / "behavioral" / f"test_{module_type}.py"
+    result = run(pytester, str(suite), f"--module-path={module_root / package}")
+    result.assert_outcomes(passed=expected)
+
+
+def test_provider_suite_uses_module_config_and_fails_clearly_without_it(pytester: pytest.Pytester) -> None:
+    module_root = make_module(pytester.path, "provider-keyed", "amplifier_module_provider_keyed", KEYED_PROVIDER)
+    suite = str(CORE_VALIDATION / "behavioral" / "test_provider.py")
+    without = run(pytester, suite, f"--module-path={module_root}")
+    without.assert_outcomes(errors=5)
+    without.stdout.fnmatch_lines(["*mounted nothing at 'providers'*--module-config*"])
+    with_key = run(pytester, suite, f"--module-path={module_root}", '--module-config={"api_key": "test-key"}')
+    with_key.assert_outcomes(passed=5)
+
+
+def test_structural_suite_reports_validator_errors(pytester: pytest.Pytester) -> None:
+    good = make_module(pytester.path, "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
+    bad = make_module(pytester.path, "tool-sync", "amplifier_module_tool_sync",
+                      "def mount(coordinator, config):\n    pass\n")
+    suite = str(CORE_VALIDATION / "structural" / "test_tool.py")
+    run(pytester, suite, f"--module-path={good}").assert_outcomes(passed=1)
+    failing = run(pytester, suite, f"--module-path={bad}")
+    failing.assert_outcomes(failed=1)
+    failing.stdout.fnmatch_lines(["*[[]mount_signature[]] mount() should be async*"])
+
+
+def test_module_path_that_is_not_a_module_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "empty").mkdir()
+    result = run(pytester, f"--module-path={pytester.path / 'empty'}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--module-path*no amplifier module package there*"])
+
+
+def test_bad_module_config_json_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    module_root = make_module(pytester.path, "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
+    result = run(pytester, str(CORE_VALIDATION / "behavioral" / "test_tool.py"), f"--module-path={module_root}",
+                 "--module-config=[1]")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--module-config must be a JSON object*"])
+
+
+def test_mock_deps_and_coordinator_fixtures(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fixtures="""
+        from amplifier_core.testing import EventRecorder, MockContextManager, MockCoordinator, MockTool
+
+        def test_mock_deps(mock_deps, coordinator, module_path, module_type):
+            context, providers, tools, hooks = mock_deps
+            assert isinstance(context, MockContextManager) and isinstance(hooks, EventRecorder)
+            assert providers["default"].name == "mock"
+            assert isinstance(tools["test_tool"], MockTool) and tools["test_tool"].output == "test result"
+            assert isinstance(coordinator, MockCoordinator)
+            assert module_path is None and module_type is None
+    """)
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_plugin_registers_marker_and_options(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--markers")
+    result.stdout.fnmatch_lines(["*module_validation*"])
+    help_text = run(pytester, "--help")
+    help_text.stdout.fnmatch_lines(["*--module-path=*", "*--module-config=*"])
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("amplifier-module-hooks-logging", "hook"), ("loop-basic", "orchestrator"),
+     ("amplifier_module_provider_openai", "provider"), ("context-simple", "context"), ("tool-bash", "tool"),
+     ("something-else", None)],
+)
+def test_module_type_from_name_normalizes_prefixes(name: str, expected: str | None) -> None:
+    assert plugin.module_type_from_name(name) == expected
+
+
+def test_plugin_import_does_not_import_the_rest_of_the_kernel() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, amplifier_core.pytest_plugin; "
+            "print(sorted(m for m in ('amplifier_core.testing', 'amplifier_core.validation', 'unittest.mock') "
+            "if m in sys.modules))")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"
