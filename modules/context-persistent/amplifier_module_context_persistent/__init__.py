@@ -1,5 +1,189 @@
-"""context-persistent: placeholder until the module lands."""
+"""context-persistent: context-simple's history and compaction, backed by an append-only JSONL file.
+
+The compaction policy is shared by importing context-simple's package as a library and subclassing its
+manager (the one sanctioned cross-module import; both READMEs say so). The file is read once, on mount
+(resume); afterwards every added message is appended as one line and flushed, and whole-history changes
+(set_messages, clear) rewrite the file atomically.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from amplifier_module_context_simple import SimpleContextConfig, SimpleContextManager
+from pydantic import model_validator
+
+from amplifier_core.module_config import ModuleConfigError, parse_module_config
+
 __amplifier_module_type__ = "context"
+__all__ = ["PersistentContextConfig", "PersistentContextManager", "mount", "read_jsonl_messages"]
+
+logger = logging.getLogger(__name__)
+
+MODULE_ID = "context-persistent"
+TRANSCRIPT_CAPABILITY = "session.transcript_path"
+
+
+class PersistentContextConfig(SimpleContextConfig):
+    """context-simple's keys plus where the file lives and whether each append is fsynced."""
+
+    path: str | None = None
+    fsync: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_upstream_path_key(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and "transcript_path" in raw and "path" not in raw:
+            raw = dict(raw)
+            raw["path"] = raw.pop("transcript_path")
+        return raw
+
+
+def _json_default(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return str(value)
+
+
+# Characters str.splitlines() treats as line breaks that json.dumps(ensure_ascii=False) leaves raw.
+_LINE_BREAK_ESCAPES = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+
+
+def encode_message(message: dict[str, Any]) -> str:
+    """One JSONL line (with its newline). Every line break inside strings is escaped, so each physical line
+    holds exactly one message for any reader (including ones that split on Unicode line separators)."""
+    encoded = json.dumps(message, ensure_ascii=False, default=_json_default)
+    return encoded.translate(_LINE_BREAK_ESCAPES) + "\n"
+
+
+def read_jsonl_messages(path: Path) -> list[dict[str, Any]]:
+    """The messages stored in ``path``; a line that is not a JSON object is skipped with a warning naming the
+    file and line number (a crash mid-write leaves at most one such line, at the end)."""
+    messages: list[dict[str, Any]] = []
+    raw = path.read_bytes()
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            logger.warning("%s line %d: skipping a corrupt transcript line (%s)", path, number, error)
+            continue
+        if not isinstance(message, dict):
+            logger.warning("%s line %d: skipping a transcript line that is not a message object (got %s)",
+                           path, number, type(message).__name__)
+            continue
+        messages.append(message)
+    return messages
+
+
+class PersistentContextManager(SimpleContextManager):
+    """A SimpleContextManager whose history is mirrored to a JSONL file, one message per line."""
+
+    def __init__(self, path: Path, config: PersistentContextConfig | None = None, hooks: Any = None) -> None:
+        super().__init__(config or PersistentContextConfig(), hooks=hooks)
+        self.path = path
+        self.loaded_from_file = False
+        self._file: IO[str] | None = None
+
+    def open(self) -> None:
+        """Resume from the file if it exists, then keep it open for appends."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            messages = read_jsonl_messages(self.path)
+            self._load(messages)
+            self.loaded_from_file = bool(messages)
+            if messages:
+                logger.info("context-persistent: resumed %d messages from %s", len(messages), self.path)
+        self._open_for_append()
+
+    def _open_for_append(self) -> None:
+        needs_newline = self.path.exists() and self.path.stat().st_size > 0 and self._last_byte() != b"\n"
+        self._file = open(self.path, "a", encoding="utf-8")  # held open for the session
+        if needs_newline:  # a torn last line must not swallow the next message
+            self._file.write("\n")
+            self._file.flush()
+
+    def _last_byte(self) -> bytes:
+        with open(self.path, "rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _persist_append(self, message: dict[str, Any]) -> None:
+        if self._file is None:
+            self._open_for_append()
+        assert self._file is not None
+        self._file.write(encode_message(message))
+        self._file.flush()
+        if self.config.fsync:
+            os.fsync(self._file.fileno())
+
+    def _persist_replace(self) -> None:
+        """Write the whole history to a temp file beside the transcript, fsync it, then os.replace it."""
+        self.close()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temp_name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+                                                 dir=self.path.parent)
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.writelines(encode_message(message) for message in self._messages)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp_name, self.path)
+        except BaseException:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+        self._open_for_append()
+
+    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
+        """Replace the history and rewrite the file; a no-op when ``messages`` equal the history already held
+        (the usual resume, where the app hands back what this manager loaded from its own file)."""
+        if list(messages) == self._messages:
+            return
+        await super().set_messages(messages)
+
+
+def _resolve_path(coordinator: Any, configured: str | None) -> Path:
+    raw = configured
+    if raw is None:
+        capability = coordinator.get_capability(TRANSCRIPT_CAPABILITY) if hasattr(coordinator,
+                                                                                  "get_capability") else None
+        raw = str(capability) if capability else None
+    if not raw:
+        raise ModuleConfigError(
+            f"{MODULE_ID} config: no transcript file: set `path:` in the context config (e.g. "
+            "path: ~/.amplifier/context/{session_id}.jsonl) or run it in an app that registers the "
+            f"'{TRANSCRIPT_CAPABILITY}' capability")
+    session_id = getattr(coordinator, "session_id", None) or "session"
+    path = Path(raw.replace("{session_id}", session_id)).expanduser()
+    if not path.is_absolute():
+        working_dir = coordinator.get_capability("session.working_dir") if hasattr(coordinator,
+                                                                                   "get_capability") else None
+        path = Path(working_dir or os.getcwd()) / path
+    return path
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
+    """Mount a PersistentContextManager at ``context``; returns a cleanup that closes the file."""
+    parsed = parse_module_config(PersistentContextConfig, config, MODULE_ID)
+    path = _resolve_path(coordinator, parsed.path)
+    manager = PersistentContextManager(path, parsed, hooks=getattr(coordinator, "hooks", None))
+    try:
+        manager.open()
+    except OSError as error:
+        reason = error.strerror or error
+        raise ModuleConfigError(f"{MODULE_ID}: cannot open transcript file {path}: {reason}; "
+                                "check that the directory is writable or set another `path:`") from error
+    await coordinator.mount("context", manager)
+    return manager.close
