@@ -18,7 +18,7 @@ from typing import Any
 
 from amplifier_core import AmplifierSession
 
-from .env_refs import expand_env_refs
+from .env_refs import expand_for_mount
 from .errors import ConfigError, Problem
 from .paths import AmplifierPaths
 from .plan import BuiltPlan, build_plan
@@ -246,7 +246,7 @@ async def open_session(
     coordinator = session.coordinator
     resolver = make_resolver(settings)
     await coordinator.mount("module-source-resolver", resolver)
-    session.loader.prepare_config = lambda _module_id, config: expand_env_refs(config)
+    session.loader.prepare_config = expand_for_mount
     coordinator.register_capability("session.working_dir", str(paths.cwd))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))

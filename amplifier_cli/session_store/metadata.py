@@ -37,6 +37,8 @@ class SessionMetadata(BaseModel):
     turn_count: int = 0
     status: Literal["active", "completed", "failed", "cancelled", "interrupted"] = "active"
     first_prompt: str | None = None
+    provider_selected: bool = False  # the user picked the provider (--provider): keep it on resume
+    model_selected: str | None = None  # the model the user picked (--model), re-applied on resume
 
 
 def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:

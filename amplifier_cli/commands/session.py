@@ -1,0 +1,139 @@
+"""`amplifier session list | show | delete | cleanup | resume`."""
+
+from __future__ import annotations
+
+import typer
+
+session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clean up.", no_args_is_help=True)
+
+
+def _store_and_paths():
+    from ..paths import AmplifierPaths
+    from ..session_factory import session_store_for
+
+    paths = AmplifierPaths.discover()
+    return session_store_for(paths), paths
+
+
+def _find(session_id: str):
+    from ..errors import ConfigError
+    from ..session_store import AmbiguousSessionIdError, SessionNotFoundError
+
+    store, _ = _store_and_paths()
+    try:
+        return store, store.find(session_id)
+    except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+        raise ConfigError.single(str(error), fix="run `amplifier session list --all-projects` to see ids") from None
+
+
+@session_app.command("list")
+def list_sessions(
+    all_projects: bool = typer.Option(False, "--all-projects", "-a", help="Sessions of every project."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+    limit: int = typer.Option(20, "-n", "--limit", help="How many (most recent first); 0 for all."),
+    children: bool = typer.Option(False, "--children", help="Include sub-agent sessions."),
+) -> None:
+    """Sessions of this project, most recent first."""
+    from ..session_factory import project_key
+    from ..session_views import summary_row
+
+    store, paths = _store_and_paths()
+    sessions = store.list(project=None if all_projects else project_key(paths), limit=limit or None,
+                          include_children=children)
+    rows = [summary_row(meta) for meta in sessions]
+    if json_output:
+        from ..tables import print_json
+
+        print_json(rows)
+        return
+    from ..tables import print_table
+
+    print_table(
+        "Sessions" + ("" if all_projects else f" in {project_key(paths)}"),
+        ["id", "updated", "profile", "model", "turns", "status", "first prompt"],
+        [[r["session_id"][:8], r["updated"], r["profile"], r["model"], r["turns"], r["status"],
+          (r["first_prompt"] or "")[:50]] for r in rows],
+        empty="No sessions yet. Start one with: amplifier run \"...\"",
+    )
+
+
+@session_app.command("show")
+def show(
+    session_id: str = typer.Argument(..., help="Session id or unique prefix."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Metadata and the last messages of a session."""
+    from ..session_views import session_detail
+
+    store, record = _find(session_id)
+    detail = session_detail(record, store.children_of(record.session_id))
+    if json_output:
+        from ..tables import print_json
+
+        print_json(detail)
+        return
+    meta = detail["metadata"]
+    for key in ("session_id", "parent_id", "profile", "provider", "model", "turn_count", "status", "created",
+                "updated", "cwd"):
+        if meta.get(key) is not None:
+            typer.echo(f"{key:>11}: {meta[key]}")
+    typer.echo(f"{'directory':>11}: {detail['directory']}")
+    counts = ", ".join(f"{role} {count}" for role, count in detail["message_counts"].items())
+    typer.echo(f"{'messages':>11}: {counts or 'none'}")
+    if detail["children"]:
+        typer.echo(f"{'sub-agents':>11}: {', '.join(child[:8] for child in detail['children'])}")
+    for warning in detail["warnings"]:
+        typer.echo(f"warning: {warning}", err=True)
+    for message in detail["recent_messages"]:
+        typer.echo(f"\n[{message['role']}] {message['text']}")
+
+
+@session_app.command("delete")
+def delete(
+    session_id: str = typer.Argument(..., help="Session id or unique prefix."),
+    force: bool = typer.Option(False, "--force", "-f", help="Do not ask for confirmation."),
+) -> None:
+    """Delete a session (and its files)."""
+    import sys
+
+    from ..errors import UsageError
+
+    store, record = _find(session_id)
+    if not force:
+        if not sys.stdin.isatty():
+            raise UsageError.single(f"refusing to delete {record.session_id} without confirmation",
+                                    fix="pass --force (-f) when not running in a terminal")
+        typer.confirm(f"Delete session {record.session_id}?", abort=True)
+    store.delete(record.session_id)
+    typer.echo(f"Deleted {record.session_id}")
+
+
+@session_app.command("cleanup")
+def cleanup(days: int = typer.Option(30, "--days", help="Delete sessions not updated for this many days.")) -> None:
+    """Delete old sessions."""
+    from ..errors import UsageError
+
+    if days < 0:
+        raise UsageError.single("--days must be 0 or more", fix="e.g. --days 30")
+    store, _ = _store_and_paths()
+    deleted = store.cleanup(days)
+    typer.echo(f"Deleted {len(deleted)} session(s) older than {days} day(s).")
+
+
+@session_app.command("resume")
+def resume(
+    session_id: str = typer.Argument(..., help="Session id or unique prefix."),
+    prompt: str = typer.Argument(None, help="A prompt; without one (in a terminal) the chat resumes."),
+    profile: str = typer.Option(None, "--profile", "-P", help="Profile to rebuild the session with."),
+    output_format: str = typer.Option("text", "--output-format", "-o", help="text, json or stream-json."),
+    approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
+) -> None:
+    """Resume any session, from any directory."""
+    from .run import start
+
+    raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format,
+                           approval=approval))
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(session_app, name="session")
