@@ -370,3 +370,15 @@ def test_registry_event_class_constants() -> None:
     assert HookRegistry.CONTEXT_PRE_COMPACT == "context:pre_compact"
     assert HookRegistry.ORCHESTRATOR_COMPLETE == "orchestrator:complete"
     assert HookRegistry.USER_NOTIFICATION == "user:notification"
+
+
+def test_utc_timestamp_matches_clock_and_iso_format() -> None:
+    from datetime import UTC, timedelta
+
+    from amplifier_core.hooks import utc_timestamp
+
+    before = datetime.now(UTC)
+    stamp = datetime.fromisoformat(utc_timestamp())
+    after = datetime.now(UTC)
+    assert before - timedelta(milliseconds=1) <= stamp <= after + timedelta(milliseconds=1)
+    assert stamp.utcoffset() == timedelta(0)
