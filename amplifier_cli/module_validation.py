@@ -3,6 +3,7 @@ optionally, its behavioural pytest suite for that type."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -67,7 +68,28 @@ class ValidationReport:
         return data
 
 
-def validate_module(path: Path, module_type: str | None = None, *, behavioral: bool = False) -> ValidationReport:
+def parse_module_config(text: str | None) -> dict[str, Any]:
+    """`--config`: a YAML/JSON mapping inline, or the path of a YAML file holding one."""
+    if not text:
+        return {}
+    from .yaml_document import load_yaml_document, parse_yaml_text
+
+    candidate = Path(text).expanduser()
+    doc = load_yaml_document(candidate) if candidate.is_file() else parse_yaml_text(text, Path("--config"))
+    if not isinstance(doc.data, dict):
+        raise UsageError.single("--config must be a mapping, e.g. --config '{api_key: test}'")
+    from .env_refs import expand_env_refs
+
+    return expand_env_refs(doc.data)
+
+
+def validate_module(
+    path: Path,
+    module_type: str | None = None,
+    *,
+    behavioral: bool = False,
+    config: dict[str, Any] | None = None,
+) -> ValidationReport:
     import asyncio
 
     path = path.resolve()
@@ -80,14 +102,14 @@ def validate_module(path: Path, module_type: str | None = None, *, behavioral: b
     except ImportError as exc:
         raise RuntimeFailure(f"the kernel's validators are not available: {exc}") from exc
     validator = getattr(validation, VALIDATOR_NAMES[kind])()
-    result = asyncio.run(validator.validate(package_dir, config={}))
+    result = asyncio.run(validator.validate(package_dir, config=config or {}))
     checks = [
         {"name": c.name, "passed": bool(c.passed), "message": str(c.message), "severity": c.severity}
         for c in result.checks
     ]
     report = ValidationReport(kind, package_dir, bool(result.passed), checks, result.summary())
     if behavioral and report.passed:
-        report.behavioral = run_behavioral(kind, package_dir)
+        report.behavioral = run_behavioral(kind, package_dir, config or {})
         report.passed = report.passed and report.behavioral["passed"]
     return report
 
@@ -102,7 +124,7 @@ def behavioral_suite(kind: str) -> Path | None:
     return suite if suite.is_file() else None
 
 
-def run_behavioral(kind: str, package_dir: Path) -> dict[str, Any]:
+def run_behavioral(kind: str, package_dir: Path, config: dict[str, Any]) -> dict[str, Any]:
     """Run the kernel's behavioural pytest file for `kind` against the module, in a subprocess."""
     suite = behavioral_suite(kind)
     if suite is None:
@@ -120,8 +142,17 @@ def run_behavioral(kind: str, package_dir: Path) -> dict[str, Any]:
         "--rootdir",
         str(suite.parent),
         "-c",
-        "/dev/null",
+        os.devnull,  # the kernel suite alone: no project ini, no project conftests
+        "--noconftest",
+        "-o",
+        "asyncio_mode=auto",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
     ]
+    if config:
+        import json
+
+        command.append(f"--module-config={json.dumps(config)}")
     result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=suite.parent)
     return {
         "passed": result.returncode == 0,

@@ -57,8 +57,9 @@ def _max_turns_overlay(max_turns: int | None):
     return overlay
 
 
-def _result_record(live: LiveSession | None, status: str, response: str | None, started: float,
-                   error: str | None = None) -> dict[str, Any]:
+def _result_record(
+    live: LiveSession | None, status: str, response: str | None, started: float, error: str | None = None
+) -> dict[str, Any]:
     record: dict[str, Any] = {
         "type": "result",
         "session_id": live.session_id if live else None,
@@ -96,16 +97,24 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
             sys.stderr.write(f"warning: {warning}\n")
         if fmt == "text":
             provider = live.provider_name or "?"
-            sys.stderr.write(f"[{live.built.profile_name}] {provider} · {live.model_name or 'default model'}"
-                             f" · session {live.session_id[:8]}\n")
+            sys.stderr.write(
+                f"[{live.built.profile_name}] {provider} · {live.model_name or 'default model'}"
+                f" · session {live.session_id[:8]}\n"
+            )
             sys.stderr.flush()
         elif fmt == "stream-json":
             writer = StreamJsonWriter(sys.stdout)
-            writer.write({
-                "type": "init", "session_id": live.session_id, "profile": live.built.profile_name,
-                "provider": live.provider_name, "model": live.model_name, "tools": live.tool_names,
-                "resumed": live.resumed,
-            })
+            writer.write(
+                {
+                    "type": "init",
+                    "session_id": live.session_id,
+                    "profile": live.built.profile_name,
+                    "provider": live.provider_name,
+                    "model": live.model_name,
+                    "tools": live.tool_names,
+                    "resumed": live.resumed,
+                }
+            )
             writer.attach(live.coordinator.hooks)
         try:
             response = await run_interruptible(live.coordinator, lambda: live.execute(options.prompt))

@@ -65,10 +65,15 @@ class StreamJsonWriter:
         return HookResult()
 
     async def _on_tool_pre(self, event: str, data: dict[str, Any]) -> HookResult:
-        self.write({
-            "type": "tool_call", "id": data.get("tool_call_id"), "name": data.get("tool_name"),
-            "input": data.get("tool_input"), "session_id": data.get("session_id"),
-        })
+        self.write(
+            {
+                "type": "tool_call",
+                "id": data.get("tool_call_id"),
+                "name": data.get("tool_name"),
+                "input": data.get("tool_input"),
+                "session_id": data.get("session_id"),
+            }
+        )
         return HookResult()
 
     async def _on_tool_post(self, event: str, data: dict[str, Any]) -> HookResult:
@@ -79,32 +84,57 @@ class StreamJsonWriter:
         output = result.get("output") if isinstance(result, dict) else result
         if isinstance(result, dict) and not success and result.get("error"):
             output = output if output is not None else result["error"].get("message")
-        self.write({
-            "type": "tool_result", "id": data.get("tool_call_id"), "name": data.get("tool_name"),
-            "success": success, "output": output, "session_id": data.get("session_id"),
-        })
+        self.write(
+            {
+                "type": "tool_result",
+                "id": data.get("tool_call_id"),
+                "name": data.get("tool_name"),
+                "success": success,
+                "output": output,
+                "session_id": data.get("session_id"),
+            }
+        )
         return HookResult()
 
     async def _on_tool_error(self, event: str, data: dict[str, Any]) -> HookResult:
-        self.write({
-            "type": "tool_error", "id": data.get("tool_call_id"), "name": data.get("tool_name"),
-            "error": data.get("error"), "session_id": data.get("session_id"),
-        })
+        self.write(
+            {
+                "type": "tool_error",
+                "id": data.get("tool_call_id"),
+                "name": data.get("tool_name"),
+                "error": data.get("error"),
+                "session_id": data.get("session_id"),
+            }
+        )
         return HookResult()
 
     async def _on_llm_response(self, event: str, data: dict[str, Any]) -> HookResult:
-        self.write({
-            "type": "usage", "provider": data.get("provider"), "model": data.get("model"),
-            "usage": data.get("usage"), "cost_usd": data.get("cost_usd"), "session_id": data.get("session_id"),
-        })
+        self.write(
+            {
+                "type": "usage",
+                "provider": data.get("provider"),
+                "model": data.get("model"),
+                "usage": data.get("usage"),
+                "cost_usd": data.get("cost_usd"),
+                "session_id": data.get("session_id"),
+            }
+        )
         return HookResult()
 
     async def _on_provider_error(self, event: str, data: dict[str, Any]) -> HookResult:
-        self.write({"type": "error", "source": "provider", "error": data.get("error"),
-                    "session_id": data.get("session_id")})
+        self.write(
+            {"type": "error", "source": "provider", "error": data.get("error"), "session_id": data.get("session_id")}
+        )
         return HookResult()
 
     async def _on_retry(self, event: str, data: dict[str, Any]) -> HookResult:
-        self.write({"type": "retry", "attempt": data.get("attempt"), "delay": data.get("delay"),
-                    "error": data.get("message") or data.get("error_type"), "session_id": data.get("session_id")})
+        self.write(
+            {
+                "type": "retry",
+                "attempt": data.get("attempt"),
+                "delay": data.get("delay"),
+                "error": data.get("message") or data.get("error_type"),
+                "session_id": data.get("session_id"),
+            }
+        )
         return HookResult()

@@ -40,10 +40,7 @@ def session_detail(record: SessionRecord, children: list[SessionMetadata], last:
     counts: dict[str, int] = {}
     for message in read.messages:
         counts[message.get("role", "?")] = counts.get(message.get("role", "?"), 0) + 1
-    recent = [
-        {"role": message.get("role"), "text": _message_text(message)[:300]}
-        for message in read.messages[-last:]
-    ]
+    recent = [{"role": message.get("role"), "text": _message_text(message)[:300]} for message in read.messages[-last:]]
     return {
         "metadata": record.metadata.model_dump(mode="json"),
         "directory": str(record.directory),

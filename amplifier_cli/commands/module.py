@@ -76,6 +76,7 @@ def validate(
     module_type: str = typer.Option(None, "--type", "-t", help="provider, tool, hook, orchestrator or context."),
     output: str = typer.Option("human", "--output", "-o", help="human or json."),
     behavioral: bool = typer.Option(False, "--behavioral", "-b", help="Also run the kernel's behavioural tests."),
+    config: str = typer.Option(None, "--config", "-c", help="Module config: inline YAML/JSON or a YAML file path."),
 ) -> None:
     """Check a module against the kernel's contracts; exit 0 pass, 1 fail."""
     from ..errors import UsageError
@@ -83,7 +84,9 @@ def validate(
 
     if output not in ("human", "json"):
         raise UsageError.single(f"unknown output format '{output}'", fix="use --output human or --output json")
-    report = validate_module(path, module_type, behavioral=behavioral)
+    from ..module_validation import parse_module_config
+
+    report = validate_module(path, module_type, behavioral=behavioral, config=parse_module_config(config))
     if output == "json":
         from ..tables import print_json
 

@@ -35,8 +35,9 @@ def _check_choice(value: str, allowed: tuple[str, ...], option: str) -> None:
     from ..errors import UsageError
 
     if value not in allowed:
-        raise UsageError.single(f"{option} must be one of {', '.join(allowed)}, not '{value}'",
-                                fix=f"use {option} {allowed[0]}")
+        raise UsageError.single(
+            f"{option} must be one of {', '.join(allowed)}, not '{value}'", fix=f"use {option} {allowed[0]}"
+        )
 
 
 def start(
@@ -60,8 +61,10 @@ def start(
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
     if resume and session_id:
-        raise UsageError.single("--resume and --session-id cannot be combined",
-                                fix="use --resume ID to continue a session, --session-id ID to name a new one")
+        raise UsageError.single(
+            "--resume and --session-id cannot be combined",
+            fix="use --resume ID to continue a session, --session-id ID to name a new one",
+        )
     if continue_latest:
         resume = _latest_session_id()
     text = compose_prompt(prompt)
@@ -74,12 +77,17 @@ def start(
             from ..repl import run_repl
 
             return run_repl(request, approval=approval)
-        raise UsageError.single("no prompt given and stdin is not a terminal",
-                                fix='pass a prompt: amplifier run "..." (or pipe one in)')
+        raise UsageError.single(
+            "no prompt given and stdin is not a terminal", fix='pass a prompt: amplifier run "..." (or pipe one in)'
+        )
     from ..oneshot import OneShotOptions, run_one_shot_sync
 
-    options = OneShotOptions(prompt=text, output_format=output_format, approval=approval,  # type: ignore[arg-type]
-                             max_turns=max_turns)
+    options = OneShotOptions(
+        prompt=text,
+        output_format=output_format,
+        approval=approval,  # type: ignore[arg-type]
+        max_turns=max_turns,
+    )
     return run_one_shot_sync(request, options)
 
 
@@ -112,9 +120,19 @@ def register(root: typer.Typer) -> None:
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
-        raise typer.Exit(start(prompt, profile=profile, provider=provider, model=model, resume=resume,
-                               session_id=session_id, output_format=output_format, approval=approval,
-                               max_turns=max_turns))
+        raise typer.Exit(
+            start(
+                prompt,
+                profile=profile,
+                provider=provider,
+                model=model,
+                resume=resume,
+                session_id=session_id,
+                output_format=output_format,
+                approval=approval,
+                max_turns=max_turns,
+            )
+        )
 
     @root.command("continue")
     def continue_(
@@ -126,8 +144,17 @@ def register(root: typer.Typer) -> None:
         approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
     ) -> None:
         """Resume the most recent session of this project."""
-        raise typer.Exit(start(prompt, profile=profile, provider=provider, model=model, output_format=output_format,
-                               approval=approval, continue_latest=True))
+        raise typer.Exit(
+            start(
+                prompt,
+                profile=profile,
+                provider=provider,
+                model=model,
+                output_format=output_format,
+                approval=approval,
+                continue_latest=True,
+            )
+        )
 
 
 __all__: list[Any] = ["register", "start"]

@@ -38,8 +38,9 @@ def list_sessions(
     from ..session_views import summary_row
 
     store, paths = _store_and_paths()
-    sessions = store.list(project=None if all_projects else project_key(paths), limit=limit or None,
-                          include_children=children)
+    sessions = store.list(
+        project=None if all_projects else project_key(paths), limit=limit or None, include_children=children
+    )
     rows = [summary_row(meta) for meta in sessions]
     if json_output:
         from ..tables import print_json
@@ -51,9 +52,19 @@ def list_sessions(
     print_table(
         "Sessions" + ("" if all_projects else f" in {project_key(paths)}"),
         ["id", "updated", "profile", "model", "turns", "status", "first prompt"],
-        [[r["session_id"][:8], r["updated"], r["profile"], r["model"], r["turns"], r["status"],
-          (r["first_prompt"] or "")[:50]] for r in rows],
-        empty="No sessions yet. Start one with: amplifier run \"...\"",
+        [
+            [
+                r["session_id"][:8],
+                r["updated"],
+                r["profile"],
+                r["model"],
+                r["turns"],
+                r["status"],
+                (r["first_prompt"] or "")[:50],
+            ]
+            for r in rows
+        ],
+        empty='No sessions yet. Start one with: amplifier run "..."',
     )
 
 
@@ -73,8 +84,18 @@ def show(
         print_json(detail)
         return
     meta = detail["metadata"]
-    for key in ("session_id", "parent_id", "profile", "provider", "model", "turn_count", "status", "created",
-                "updated", "cwd"):
+    for key in (
+        "session_id",
+        "parent_id",
+        "profile",
+        "provider",
+        "model",
+        "turn_count",
+        "status",
+        "created",
+        "updated",
+        "cwd",
+    ):
         if meta.get(key) is not None:
             typer.echo(f"{key:>11}: {meta[key]}")
     typer.echo(f"{'directory':>11}: {detail['directory']}")
@@ -101,8 +122,10 @@ def delete(
     store, record = _find(session_id)
     if not force:
         if not sys.stdin.isatty():
-            raise UsageError.single(f"refusing to delete {record.session_id} without confirmation",
-                                    fix="pass --force (-f) when not running in a terminal")
+            raise UsageError.single(
+                f"refusing to delete {record.session_id} without confirmation",
+                fix="pass --force (-f) when not running in a terminal",
+            )
         typer.confirm(f"Delete session {record.session_id}?", abort=True)
     store.delete(record.session_id)
     typer.echo(f"Deleted {record.session_id}")
@@ -131,8 +154,7 @@ def resume(
     """Resume any session, from any directory."""
     from .run import start
 
-    raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format,
-                           approval=approval))
+    raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format, approval=approval))
 
 
 def register(root: typer.Typer) -> None:

@@ -15,7 +15,17 @@ from .store import (
 from .transcript import INTERRUPTED_RESULT, TranscriptWriter, read_transcript, repair_transcript
 
 __all__ = [
-    "EVENTS_FILE", "INTERRUPTED_RESULT", "METADATA_VERSION", "TRANSCRIPT_FILE", "AmbiguousSessionIdError",
-    "SessionMetadata", "SessionNotFoundError", "SessionRecord", "SessionStore", "TranscriptWriter",
-    "new_session_id", "read_transcript", "repair_transcript",
+    "EVENTS_FILE",
+    "INTERRUPTED_RESULT",
+    "METADATA_VERSION",
+    "TRANSCRIPT_FILE",
+    "AmbiguousSessionIdError",
+    "SessionMetadata",
+    "SessionNotFoundError",
+    "SessionRecord",
+    "SessionStore",
+    "TranscriptWriter",
+    "new_session_id",
+    "read_transcript",
+    "repair_transcript",
 ]

@@ -82,9 +82,7 @@ class SessionStore:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def create(
-        self, *, cwd: Path, project: Path, session_id: str | None = None, **fields: Any
-    ) -> SessionRecord:
+    def create(self, *, cwd: Path, project: Path, session_id: str | None = None, **fields: Any) -> SessionRecord:
         session_id = session_id or new_session_id()
         directory = self.root / session_id
         if (directory / METADATA_FILE).exists():
@@ -117,7 +115,8 @@ class SessionStore:
         self, *, project: Path | None = None, limit: int | None = None, include_children: bool = False
     ) -> list[SessionMetadata]:
         sessions = [
-            meta for meta in self.all_metadata()
+            meta
+            for meta in self.all_metadata()
             if (project is None or meta.project == str(project)) and (include_children or not meta.parent_id)
         ]
         return sessions[:limit] if limit else sessions

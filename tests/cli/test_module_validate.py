@@ -1,0 +1,149 @@
+"""`amplifier module validate`: every bundled module passes; broken modules fail naming the right check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLED_MODULE_IDS = [
+    "loop-basic", "loop-streaming", "context-simple", "context-persistent",
+    "tool-filesystem", "tool-bash", "tool-web", "tool-task", "tool-todo",
+    "hooks-logging", "hooks-redaction", "hooks-streaming-ui", "hooks-approval",
+    "provider-scripted", "provider-anthropic", "provider-openai",
+]
+
+
+@pytest.fixture
+def dummy_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Providers mount nothing without a key; these are placeholders, never sent anywhere."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-placeholder-not-a-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-placeholder-not-a-key")
+
+
+def test_the_bundled_module_list_matches_the_registered_entry_points() -> None:
+    from importlib.metadata import entry_points
+
+    assert sorted(e.name for e in entry_points(group="amplifier.modules")) == sorted(BUNDLED_MODULE_IDS)
+
+
+def _config_for(module_id: str, tmp_path: Path) -> list[str]:
+    """Modules that need a setting an app would normally provide get it via --config."""
+    if module_id == "context-persistent":
+        return ["--config", f"{{path: '{tmp_path / 'context.jsonl'}'}}"]
+    return []
+
+
+@pytest.mark.parametrize("module_id", BUNDLED_MODULE_IDS)
+def test_every_bundled_module_passes_validation(module_id: str, cli, project_dir, dummy_keys, tmp_path) -> None:
+    extra = _config_for(module_id, tmp_path)
+    result = cli("module", "validate", str(REPO / "modules" / module_id), "--output", "json", *extra)
+    report = json.loads(result.stdout)
+    failed = [c for c in report["checks"] if not c["passed"] and c["severity"] == "error"]
+    assert result.exit_code == 0 and report["passed"], failed
+
+
+def _module(root: Path, module_id: str, body: str) -> Path:
+    package = root / module_id / ("amplifier_module_" + module_id.replace("-", "_"))
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(body)
+    return package.parent
+
+
+BROKEN = [
+    ("missing-mount", "X = 1\n", "mount_exists"),
+    ("sync-mount", "def mount(coordinator, config):\n    return None\n", "mount_signature"),
+    ("wrong-signature", "async def mount(coordinator):\n    return None\n", "mount_signature"),
+    ("import-error", "import surely_not_an_installed_module_xyz\nasync def mount(c, config):\n    pass\n",
+     "module_importable"),
+    ("nothing-mounted", "async def mount(coordinator, config):\n    return None\n", "protocol_compliance"),
+]
+
+
+@pytest.mark.parametrize(("body", "check"), [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN])
+def test_broken_module_fails_with_the_right_check_named(body, check, cli, tmp_path, project_dir) -> None:
+    module_dir = _module(tmp_path, "tool-broken", body)
+    result = cli("module", "validate", str(module_dir), "--output", "json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["passed"] is False and report["module_type"] == "tool"
+    failed = [c["name"] for c in report["checks"] if not c["passed"] and c["severity"] == "error"]
+    assert failed[0] == check, report["checks"]
+
+
+def test_human_output_shows_a_table_with_the_failed_check(cli, tmp_path, project_dir) -> None:
+    module_dir = _module(tmp_path, "tool-broken", "def mount(coordinator, config):\n    return None\n")
+    result = cli("module", "validate", str(module_dir))
+    assert result.exit_code == 1
+    assert "FAILED" in result.stdout and "mount_signature" in result.stdout and "FAIL" in result.stdout
+
+
+GOOD_TOOL = """
+from amplifier_core.models import ToolResult
+
+class Echo:
+    name = "echo"
+    description = "Echo the input back"
+    input_schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+    async def execute(self, input):
+        return ToolResult(success=True, output=str(input.get("text", "")))
+
+async def mount(coordinator, config):
+    await coordinator.mount("tools", Echo(), name="echo")
+"""
+
+
+def test_an_upstream_style_module_repository_validates(cli, tmp_path, project_dir) -> None:
+    repo = _module(tmp_path, "amplifier-module-tool-echo", "")
+    (repo / "amplifier_module_amplifier_module_tool_echo").rename(repo / "amplifier_module_tool_echo")
+    (repo / "amplifier_module_tool_echo" / "__init__.py").write_text(GOOD_TOOL)
+    result = cli("module", "validate", str(repo), "--output", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["module_type"] == "tool"
+
+
+def test_behavioral_runs_the_kernel_suite_and_passes_a_good_tool(cli, tmp_path, project_dir) -> None:
+    module_dir = _module(tmp_path, "tool-echo", GOOD_TOOL)
+    result = cli("module", "validate", str(module_dir), "--behavioral", "--output", "json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0, report
+    assert report["behavioral"]["ran"] and report["behavioral"]["passed"]
+
+
+def test_behavioral_failure_makes_validation_fail(cli, tmp_path, project_dir) -> None:
+    crashing = GOOD_TOOL.replace('str(input.get("text", ""))', 'input["text"]')
+    module_dir = _module(tmp_path, "tool-echo", crashing)
+    result = cli("module", "validate", str(module_dir), "--behavioral", "--output", "json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert report["behavioral"]["passed"] is False and "KeyError" in report["behavioral"]["output"]
+
+
+def test_undetectable_type_is_a_usage_error_suggesting_type(cli, tmp_path, project_dir) -> None:
+    module_dir = _module(tmp_path, "mystery", "async def mount(c, config):\n    pass\n")
+    result = cli("module", "validate", str(module_dir))
+    assert result.exit_code == 2 and "--type" in result.stderr
+
+
+def test_type_flag_overrides_detection_and_declared_type_is_read_without_import(cli, tmp_path, project_dir):
+    module_dir = _module(tmp_path, "mystery", '__amplifier_module_type__ = "tool"\n' + GOOD_TOOL)
+    assert cli("module", "validate", str(module_dir), "--output", "json").exit_code == 0
+    result = cli("module", "validate", str(module_dir), "--type", "hook", "--output", "json")
+    assert json.loads(result.stdout)["module_type"] == "hook"
+
+
+def test_config_option_is_passed_to_mount(cli, tmp_path, project_dir) -> None:
+    body = GOOD_TOOL.replace("async def mount(coordinator, config):\n",
+                             "async def mount(coordinator, config):\n    if not config.get('enabled'):\n"
+                             "        return None\n")
+    module_dir = _module(tmp_path, "tool-echo", body)
+    assert cli("module", "validate", str(module_dir), "--output", "json").exit_code == 1
+    assert cli("module", "validate", str(module_dir), "--config", "{enabled: true}", "--output", "json").exit_code == 0
+
+
+def test_missing_path_is_a_usage_error(cli, tmp_path, project_dir) -> None:
+    result = cli("module", "validate", str(tmp_path / "nope"))
+    assert result.exit_code == 2 and "does not exist" in result.stderr
