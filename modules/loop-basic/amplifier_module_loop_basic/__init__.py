@@ -1,5 +1,30 @@
-"""loop-basic: placeholder until the module lands."""
+"""loop-basic: the agent loop without streaming (providers answer whole responses).
+
+The loop itself lives in ``loop.py`` as :class:`AgentLoop`; loop-streaming builds the same class with
+``stream=True`` (the one sanctioned import between bundled modules: both ship together).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from amplifier_core.module_config import parse_module_config
+
+from .config import LoopConfig
+from .loop import AgentLoop
+from .provider_choice import OVERRIDES_CAPABILITY
+
 __amplifier_module_type__ = "orchestrator"
+
+MODULE_ID = "loop-basic"
+
+BasicOrchestrator = AgentLoop  # upstream's class name
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
+    loop_config = parse_module_config(LoopConfig, config, MODULE_ID)
+    await coordinator.mount("orchestrator", AgentLoop(loop_config, stream=False, name=MODULE_ID))
+    return None
+
+
+__all__ = ["OVERRIDES_CAPABILITY", "AgentLoop", "BasicOrchestrator", "LoopConfig", "mount"]
