@@ -35,6 +35,8 @@ def _spec(model_id: str, name: str, output: int, input_price: str, output_price:
 
 
 KNOWN_MODELS: tuple[ModelSpec, ...] = (
+    _spec("claude-opus-4-6", "Claude Opus 4.6", 128_000, "5", "25"),
+    _spec("claude-sonnet-4-6", "Claude Sonnet 4.6", 64_000, "3", "15"),
     _spec("claude-opus-4-5", "Claude Opus 4.5", 64_000, "5", "25"),
     _spec("claude-opus-4-1", "Claude Opus 4.1", 32_000, "15", "75"),
     _spec("claude-opus-4", "Claude Opus 4", 32_000, "15", "75"),
@@ -45,6 +47,10 @@ KNOWN_MODELS: tuple[ModelSpec, ...] = (
     _spec("claude-3-5-haiku", "Claude Haiku 3.5", 8_192, "0.8", "4"),
 )
 
+# Models that reject manual thinking budgets and take ``{"type": "adaptive"}`` instead.
+ADAPTIVE_THINKING_PREFIXES = ("claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-mythos",
+                              "claude-sonnet-5", "claude-opus-5", "claude-haiku-5", "claude-fable-5")
+
 _UNKNOWN_CONTEXT_WINDOW = 200_000
 _UNKNOWN_MAX_OUTPUT = 8_192
 
@@ -53,6 +59,10 @@ def find_model(model_id: str) -> ModelSpec | None:
     """The spec whose id is the longest prefix of ``model_id``, or None."""
     matches = [spec for spec in KNOWN_MODELS if model_id == spec.id or model_id.startswith(spec.id + "-")]
     return max(matches, key=lambda spec: len(spec.id)) if matches else None
+
+
+def uses_adaptive_thinking(model_id: str) -> bool:
+    return model_id.startswith(ADAPTIVE_THINKING_PREFIXES)
 
 
 def model_limits(model_id: str) -> tuple[int, int]:

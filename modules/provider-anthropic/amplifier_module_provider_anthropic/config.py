@@ -10,7 +10,7 @@ from amplifier_core.module_config import ModuleConfig
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 
 Effort = Literal["low", "medium", "high", "max"]
 

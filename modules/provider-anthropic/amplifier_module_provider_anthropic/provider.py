@@ -19,7 +19,7 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message, To
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
 from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
 
-from .catalog import KNOWN_MODELS, find_model, model_limits
+from .catalog import KNOWN_MODELS, find_model, model_limits, uses_adaptive_thinking
 from .config import (
     API_KEY_ENV,
     BASE_URL_ENV,
@@ -234,18 +234,24 @@ class AnthropicProvider:
         if request.stop:
             params["stop_sequences"] = list(request.stop)
         budget = self._thinking_budget(request, kwargs)
-        if budget is not None:
+        if budget is not None and uses_adaptive_thinking(model):
+            params["thinking"] = {"type": "adaptive"}
+        elif budget is not None:
             ceiling = model_limits(model)[1] if find_model(model) else None
             max_tokens = max(max_tokens, budget + THINKING_ANSWER_ROOM)
             if ceiling is not None:
                 max_tokens = min(max_tokens, ceiling)
             params["thinking"] = {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1)}
         else:
+            # SDK 2.x dropped sampling parameters from create(); models that still take them get them raw.
             temperature = request.temperature if request.temperature is not None else self.config.temperature
+            sampling: dict[str, float] = {}
             if temperature is not None:
-                params["temperature"] = temperature
-            if request.top_p is not None and temperature is None:
-                params["top_p"] = request.top_p
+                sampling["temperature"] = temperature
+            elif request.top_p is not None:
+                sampling["top_p"] = request.top_p
+            if sampling:
+                params["extra_body"] = sampling
         params["max_tokens"] = max_tokens
         if request.timeout is not None:
             params["timeout"] = request.timeout
