@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -111,6 +111,29 @@ def _missing_dependency_message(module_id: str, where: str, error: ImportError) 
             f"Install it into amplifier's environment (for example: pip install {top})"
         )
     return f"Module '{module_id}' ({where}) failed to import: {error}"
+
+
+# Entry points of the amplifier.modules group by name. Scanning installed distributions costs milliseconds,
+# so the table is kept while sys.path is unchanged (a new sys.path, or clear_entry_point_cache(), rescans).
+_entry_point_cache: dict[tuple[Any, tuple[str, ...]], dict[str, EntryPoint]] = {}
+
+
+def clear_entry_point_cache() -> None:
+    """Forget the scanned entry points (call after installing a module package into a running process)."""
+    _entry_point_cache.clear()
+
+
+def installed_entry_point(module_id: str) -> EntryPoint | None:
+    """The first ``amplifier.modules`` entry point named ``module_id``, if any distribution declares one."""
+    key = (entry_points, tuple(sys.path))
+    table = _entry_point_cache.get(key)
+    if table is None:
+        table = {}
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            table.setdefault(entry.name, entry)
+        _entry_point_cache.clear()
+        _entry_point_cache[key] = table
+    return table.get(module_id)
 
 
 # Packages imported from a resolver's path, by import name. A later direct (entry point / import name) load
@@ -276,7 +299,8 @@ class ModuleLoader:
         key = (module_id, None)
         if key in self._loaded:
             return self._loaded[key]
-        for entry in entry_points(group=ENTRY_POINT_GROUP, name=module_id):
+        entry = installed_entry_point(module_id)
+        if entry is not None:
             _forget_path_import(entry.value.split(":")[0])
             try:
                 mount = entry.load()
