@@ -152,9 +152,11 @@ def _forget_path_import(import_name: str) -> None:
 
 def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
     """Import package ``name`` from ``package_dir``, replacing a same-named package imported from elsewhere."""
-    package_dir = package_dir.resolve()
     existing = sys.modules.get(name)
     existing_file = getattr(existing, "__file__", None)
+    if existing_file is not None and existing_file == str(package_dir / "__init__.py"):
+        return existing  # fast path: same spelling of the same path, no filesystem walk needed
+    package_dir = package_dir.resolve()
     if existing is not None and existing_file and Path(existing_file).resolve().parent == package_dir:
         return existing
     for loaded in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
