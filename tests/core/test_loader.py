@@ -480,3 +480,19 @@ async def test_entry_point_naming_missing_mount_is_validation_error(workshop, mo
     fake_entry_points(monkeypatch, [entry(module_id, package_name(module_id))])
     with pytest.raises(ModuleValidationError, match=rf"^Module '{module_id}' \(entry point .*:mount\) has no mount"):
         await ModuleLoader(new_coordinator()).load(module_id)
+
+
+async def test_entry_point_table_rescanned_when_sys_path_changes(workshop, monkeypatch: pytest.MonkeyPatch) -> None:
+    from amplifier_core.loader import clear_entry_point_cache, installed_entry_point
+
+    module_id = workshop.unique("tool-late-install")
+    points: list[EntryPoint] = []
+    fake_entry_points(monkeypatch, points)
+    assert installed_entry_point(module_id) is None
+    points.append(entry(module_id, package_name(module_id)))
+    assert installed_entry_point(module_id) is None  # unchanged sys.path: the cached scan is reused
+    monkeypatch.syspath_prepend(str(workshop.write(module_id, recording("late"), register=False)))
+    assert installed_entry_point(module_id) == points[0]
+    points.clear()
+    clear_entry_point_cache()
+    assert installed_entry_point(module_id) is None
