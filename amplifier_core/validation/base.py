@@ -226,11 +226,15 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
         parent = path.parent
 
     private_name = f"{_PRIVATE_PREFIX}{next(_import_counter)}_{real_name}"
-    modules_before = set(sys.modules)
+
+    def owned(name: str) -> bool:
+        return any(name == root or name.startswith(root + ".") for root in (private_name, real_name))
+
+    # Hide an already-imported package of the same name so absolute self-imports resolve to the copy being
+    # validated (which is first on sys.path for the duration), then put everything back as it was.
+    hidden = {name: sys.modules.pop(name) for name in [key for key in sys.modules if owned(key)]}
     parent_entry = str(parent.resolve())
-    added_path = parent_entry not in sys.path
-    if added_path:
-        sys.path.append(parent_entry)
+    sys.path.insert(0, parent_entry)
     try:
         try:
             spec = importlib.util.spec_from_file_location(
@@ -250,12 +254,11 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
             return
         yield module, ValidationCheck("module_importable", True, f"Imported {init_file}", "info")
     finally:
-        if added_path and parent_entry in sys.path:
+        if parent_entry in sys.path:
             sys.path.remove(parent_entry)
-        for name in set(sys.modules) - modules_before:
-            if name == private_name or name.startswith(private_name + ".") or name == real_name \
-                    or name.startswith(real_name + "."):
-                sys.modules.pop(name, None)
+        for name in [key for key in sys.modules if owned(key)]:
+            del sys.modules[name]
+        sys.modules.update(hidden)
 
 
 # -- the validator skeleton -------------------------------------------------------------------------------

@@ -496,3 +496,27 @@ async def test_validator_accepts_an_upstream_style_module() -> None:
     result = await ToolValidator().validate(UPSTREAM_STYLE)
     assert result.passed, result.errors
     assert check(result, "tool_name").message == "Tool name is 'upstream_echo'"
+
+
+async def test_validation_checks_the_copy_at_the_path_even_when_a_same_named_package_is_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = write_package(tmp_path / "installed", "amplifier_module_tool_twin",
+                              "from amplifier_module_tool_twin.names import NAME\n", {"names.py": "NAME = 'old'\n"})
+    monkeypatch.syspath_prepend(str(installed.parent))
+    import amplifier_module_tool_twin  # type: ignore[import-not-found]
+
+    try:
+        workspace = write_package(
+            tmp_path / "workspace", "amplifier_module_tool_twin",
+            "from amplifier_module_tool_twin.names import NAME\n"
+            + textwrap.dedent(GOOD_TOOL).replace('name = "echo"', "name = NAME"),
+            {"names.py": "NAME = 'new'\n"},
+        )
+        result = await ToolValidator().validate(workspace)
+        assert check(result, "tool_name").message == "Tool name is 'new'"
+        assert sys.modules["amplifier_module_tool_twin"] is amplifier_module_tool_twin
+        assert sys.modules["amplifier_module_tool_twin.names"].NAME == "old"
+    finally:
+        for name in [key for key in sys.modules if key.startswith("amplifier_module_tool_twin")]:
+            del sys.modules[name]
