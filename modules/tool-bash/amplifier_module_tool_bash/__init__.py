@@ -1,5 +1,351 @@
-"""tool-bash: placeholder until the module lands."""
+"""tool-bash: run shell commands for the agent, safely bounded.
+
+Every command runs with ``bash -c`` in its own process group, stdin from /dev/null, in the session's working
+directory. A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety
+policy checks every simple command of the line first (see policy.py, shell_split.py). Background commands are
+tracked and ended at cleanup; ``bash_output`` reads them.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from amplifier_core.models import ToolResult
+from amplifier_core.module_config import ModuleConfig, parse_module_config
+
+from .policy import CommandPolicy, PolicyDecision, validate_patterns
+from .process_runner import RunOutcome, end_background, end_group, run_in_group, start_background
+
 __amplifier_module_type__ = "tool"
+__all__ = ["BashConfig", "BashOutputTool", "BashTool", "mount"]
+
+logger = logging.getLogger(__name__)
+
+MODULE_ID = "tool-bash"
+_QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+class SafetyOverrides(ModuleConfig):
+    allow: list[str] = Field(default_factory=list)
+    block: list[str] = Field(default_factory=list)
+
+    @field_validator("allow", "block")
+    @classmethod
+    def _valid_patterns(cls, patterns: list[str]) -> list[str]:
+        return validate_patterns(patterns)
+
+
+class BashConfig(ModuleConfig):
+    working_dir: str | None = None
+    timeout: float = Field(default=120.0, gt=0)
+    max_timeout: float = Field(default=600.0, gt=0)
+    max_output_bytes: int = Field(default=100_000, ge=1_000)
+    kill_grace_seconds: float = Field(default=2.0, ge=0)
+    safety_profile: Literal["strict", "standard", "permissive", "unrestricted"] = "strict"
+    allowed_commands: list[str] = Field(default_factory=list)
+    denied_commands: list[str] = Field(default_factory=list)
+    safety_overrides: SafetyOverrides = Field(default_factory=SafetyOverrides)
+    max_concurrent: int | None = Field(default=None, ge=1)
+    require_approval: bool = False
+
+    @field_validator("allowed_commands", "denied_commands")
+    @classmethod
+    def _valid_patterns(cls, patterns: list[str]) -> list[str]:
+        return validate_patterns(patterns)
+
+
+@dataclass
+class _BackgroundJob:
+    job_id: str
+    command: str
+    process: Any
+    log_path: str
+    read_offset: int = 0
+
+
+def _error(message: str, output: str | None = None, **details: Any) -> ToolResult:
+    return ToolResult(success=False, output=output, error={"message": message, **details})
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "did not report an exit code"
+    if code < 0:
+        return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class BashTool:
+    """The ``bash`` tool. Never raises from ``execute``; failures are ``ToolResult(success=False)``."""
+
+    name = "bash"
+    description = (
+        "Run a bash command in the project's working directory and return its combined stdout/stderr and "
+        "exit code. stdin is closed (interactive programs get EOF). Commands are checked by a safety policy. "
+        "Long-running servers or watchers: set run_in_background and read them with bash_output. "
+        "Output over the limit keeps its beginning and end."
+    )
+
+    def __init__(self, config: BashConfig, coordinator: Any = None) -> None:
+        self.config = config
+        self.coordinator = coordinator
+        self.policy = CommandPolicy(
+            profile=config.safety_profile,
+            denied=[*config.denied_commands, *config.safety_overrides.block],
+            allowed=config.allowed_commands,
+            exempt=config.safety_overrides.allow,
+        )
+        self.jobs: dict[str, _BackgroundJob] = {}
+        self._lingering_groups: set[int] = set()
+        self._running: set[asyncio.Event] = set()
+        self._job_counter = 0
+        self._log_dir: str | None = None
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The bash command line to run."},
+                "timeout": {
+                    "type": "number",
+                    "description": f"Seconds before the command is killed (default {self.config.timeout:g}, "
+                                   f"max {self.config.max_timeout:g}).",
+                },
+                "run_in_background": {
+                    "type": "boolean",
+                    "description": "Start the command and return at once; read its output with bash_output.",
+                },
+            },
+            "required": ["command"],
+        }
+
+    def get_metadata(self) -> dict[str, Any]:
+        """For approval systems: whether this tool asks before running, and the active safety profile."""
+        return {"requires_approval": self.config.require_approval, "safety_profile": self.config.safety_profile}
+
+    # -- environment ---------------------------------------------------------------------------------
+    def working_dir(self) -> str:
+        base = None
+        if self.coordinator is not None:
+            try:
+                base = self.coordinator.get_capability("session.working_dir")
+            except Exception:  # a coordinator without capabilities
+                base = None
+        base = str(base) if base else os.getcwd()
+        if self.config.working_dir:
+            return os.path.join(base, os.path.expanduser(self.config.working_dir))
+        return base
+
+    def _environment(self) -> dict[str, str]:
+        return {**os.environ, **_QUIET_ENV}
+
+    # -- execute -------------------------------------------------------------------------------------
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
+        try:
+            return await self._execute(input if isinstance(input, dict) else {})
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # never raise into the orchestrator
+            logger.exception("bash tool failed")
+            return _error(f"bash tool failed unexpectedly: {type(error).__name__}: {error}")
+
+    async def _execute(self, input: dict[str, Any]) -> ToolResult:
+        command = input.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return _error("'command' is required: pass the bash command line to run as a non-empty string.")
+        timeout = input.get("timeout")
+        if timeout is None:
+            timeout = self.config.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            return _error(f"'timeout' must be a positive number of seconds, got {timeout!r}.")
+        timeout = min(float(timeout), self.config.max_timeout)
+
+        decision = self.policy.check(command)
+        if not decision.allowed:
+            await self._report_violation(command, decision)
+            return _error(self._refusal(decision), rule=decision.rule, command=decision.command)
+
+        cwd = self.working_dir()
+        if not os.path.isdir(cwd):
+            return _error(f"The working directory {cwd} does not exist; check tool-bash working_dir.")
+        if self._cancelled_now():
+            return _error("Not run: the session is being cancelled.")
+        if input.get("run_in_background"):
+            return self._start_job(command, cwd)
+        if self.config.max_concurrent is not None and len(self._running) >= self.config.max_concurrent:
+            return _error(f"Not run: {len(self._running)} bash commands are already running (max_concurrent = "
+                          f"{self.config.max_concurrent}); wait for one to finish.")
+        return await self._run(command, cwd, timeout)
+
+    def _refusal(self, decision: PolicyDecision) -> str:
+        return (f"Blocked by the bash safety policy (profile {self.config.safety_profile}, rule {decision.rule}): "
+                f"`{decision.command}` {decision.reason}. Every command of a compound line is checked. Use a "
+                "narrower command; to permit it, a user can add a pattern to tool-bash safety_overrides.allow.")
+
+    async def _report_violation(self, command: str, decision: PolicyDecision) -> None:
+        hooks = getattr(self.coordinator, "hooks", None)
+        if hooks is None:
+            return
+        try:
+            await hooks.emit("policy:violation", {"tool_name": self.name, "command": command,
+                                                  "blocked_command": decision.command, "rule": decision.rule,
+                                                  "reason": decision.reason})
+        except Exception:
+            logger.exception("emitting policy:violation failed")
+
+    def _cancelled_now(self) -> bool:
+        cancellation = getattr(self.coordinator, "cancellation", None)
+        return bool(getattr(cancellation, "is_immediate", False))
+
+    async def on_cancel(self) -> None:
+        """Cancellation callback: an immediate cancel ends every command that is running now."""
+        if self._cancelled_now():
+            for event in list(self._running):
+                event.set()
+
+    async def _run(self, command: str, cwd: str, timeout: float) -> ToolResult:
+        cancel_event = asyncio.Event()
+        self._running.add(cancel_event)
+        try:
+            outcome = await run_in_group(
+                command, cwd=cwd, env=self._environment(), timeout=timeout,
+                max_output_bytes=self.config.max_output_bytes, kill_grace=self.config.kill_grace_seconds,
+                cancel_event=cancel_event,
+            )
+        finally:
+            self._running.discard(cancel_event)
+        if outcome.lingering_pgid is not None:
+            self._lingering_groups.add(outcome.lingering_pgid)
+        return self._result(outcome, timeout)
+
+    def _result(self, outcome: RunOutcome, timeout: float) -> ToolResult:
+        text = outcome.output if outcome.output else "(no output)"
+        notes = []
+        if outcome.timed_out:
+            notes.append(f"[timed out after {timeout:g}s: the command's process group was killed; output above is "
+                         "partial]")
+            message = (f"Command timed out after {timeout:g} seconds (partial output kept). Give it a larger "
+                       f"timeout (max {self.config.max_timeout:g}) or use run_in_background.")
+        elif outcome.cancelled:
+            notes.append("[cancelled: the command's process group was killed; output above is partial]")
+            message = "Command cancelled by the user (partial output kept)."
+        elif outcome.exit_code != 0:
+            notes.append(f"[exit code {outcome.exit_code}]")
+            message = f"Command {_describe_exit(outcome.exit_code)}."
+        else:
+            message = ""
+        if outcome.lingering_pgid is not None:
+            notes.append(f"[note: processes it started are still running (process group {outcome.lingering_pgid}); "
+                         "they are stopped when the session ends. Use run_in_background for servers.]")
+        output = text.rstrip("\n") + ("\n" + "\n".join(notes) if notes else "")
+        if message:
+            return _error(message, output=output, exit_code=outcome.exit_code, timed_out=outcome.timed_out,
+                          cancelled=outcome.cancelled)
+        return ToolResult(success=True, output=output)
+
+    # -- background jobs -----------------------------------------------------------------------------
+    def _start_job(self, command: str, cwd: str) -> ToolResult:
+        if self._log_dir is None:
+            self._log_dir = tempfile.mkdtemp(prefix="amplifier-bash-")
+        self._job_counter += 1
+        job_id = f"bg{self._job_counter}"
+        log_path = os.path.join(self._log_dir, f"{job_id}.log")
+        process = start_background(command, cwd=cwd, env=self._environment(), log_path=log_path)
+        self.jobs[job_id] = _BackgroundJob(job_id, command, process, log_path)
+        return ToolResult(success=True, output=(
+            f"Started in the background as {job_id} (pid {process.pid}). Read its output with bash_output "
+            f"(id {job_id!r}); it is stopped when the session ends."))
+
+    async def read_job(self, job_id: str, stop: bool = False) -> ToolResult:
+        job = self.jobs.get(job_id)
+        if job is None:
+            known = ", ".join(sorted(self.jobs)) or "none"
+            return _error(f"No background command with id {job_id!r} (known: {known}).")
+        if stop and job.process.poll() is None:
+            await end_background(job.process, self.config.kill_grace_seconds)
+        code = job.process.poll()
+        status = "running" if code is None else _describe_exit(code)
+        try:
+            with open(job.log_path, "rb") as log:
+                log.seek(job.read_offset)
+                data = log.read()
+        except OSError as error:
+            return _error(f"Could not read the output of {job_id}: {error}")
+        job.read_offset += len(data)
+        limit = self.config.max_output_bytes
+        note = ""
+        if len(data) > limit:
+            note = f"[... first {len(data) - limit} bytes of new output skipped ...]\n"
+            data = data[-limit:]
+        text = data.decode("utf-8", errors="replace")
+        body = note + text if text else "(no new output)"
+        return ToolResult(success=True, output=f"{job_id} ({job.command!r}): {status}\n{body}")
+
+    async def cleanup(self) -> None:
+        """End every background job and every group left behind by a foreground command; drop the logs."""
+        for job in list(self.jobs.values()):
+            try:
+                await end_background(job.process, self.config.kill_grace_seconds)
+            except Exception:
+                logger.exception("stopping background command %s failed", job.job_id)
+        for pgid in list(self._lingering_groups):
+            await end_group(pgid, self.config.kill_grace_seconds)
+        self._lingering_groups.clear()
+        for event in list(self._running):
+            event.set()
+        if self._log_dir is not None:
+            shutil.rmtree(self._log_dir, ignore_errors=True)
+            self._log_dir = None
+
+
+class BashOutputTool:
+    """``bash_output``: new output and status of a command started with run_in_background."""
+
+    name = "bash_output"
+    description = ("Read the new output and the status of a command started by bash with run_in_background; "
+                   "set stop to end it (its whole process group).")
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "The id bash returned, e.g. 'bg1'."},
+            "stop": {"type": "boolean", "description": "End the command before reading (default false)."},
+        },
+        "required": ["id"],
+    }
+
+    def __init__(self, bash: BashTool) -> None:
+        self.bash = bash
+
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
+        try:
+            job_id = input.get("id") if isinstance(input, dict) else None
+            if not isinstance(job_id, str) or not job_id:
+                return _error("'id' is required: pass the id bash returned for the background command (e.g. 'bg1').")
+            return await self.bash.read_job(job_id, stop=bool(input.get("stop")))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            logger.exception("bash_output failed")
+            return _error(f"bash_output failed unexpectedly: {type(error).__name__}: {error}")
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
+    """Mount ``bash`` and ``bash_output``; the returned cleanup ends background and leftover processes."""
+    parsed = parse_module_config(BashConfig, config, MODULE_ID)
+    tool = BashTool(parsed, coordinator)
+    await coordinator.mount("tools", tool, name=tool.name)
+    output_tool = BashOutputTool(tool)
+    await coordinator.mount("tools", output_tool, name=output_tool.name)
+    cancellation = getattr(coordinator, "cancellation", None)
+    if cancellation is not None and hasattr(cancellation, "on_cancel"):
+        cancellation.on_cancel(tool.on_cancel)
+    return tool.cleanup
