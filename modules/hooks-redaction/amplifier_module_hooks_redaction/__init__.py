@@ -1,5 +1,118 @@
-"""hooks-redaction: placeholder until the module lands."""
+"""hooks-redaction: removes secrets from event data before logging and display hooks see it.
+
+Runs first (priority -1000) on every kernel event and every event another module declares on the
+``observability.events`` channel, and replaces secrets in the shared event data in place (nested containers
+the emitter owns are replaced by redacted copies, never mutated). It also offers its redactor as the
+capability ``redaction.redact`` so hooks that serialize data (hooks-logging) can redact what they write.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import Field
+
+from amplifier_core.events import ALL_EVENTS
+from amplifier_core.models import HookResult
+from amplifier_core.module_config import ModuleConfig, parse_module_config
+
+from .patterns import REDACTED, SecretRedactor
+
 __amplifier_module_type__ = "hook"
+__all__ = ["REDACTED", "RedactionConfig", "RedactionHook", "SecretRedactor", "mount", "on_session_ready"]
+
+logger = logging.getLogger(__name__)
+
+MODULE_ID = "hooks-redaction"
+CAPABILITY = "redaction.redact"
+EVENTS_CHANNEL = "observability.events"
+DEFAULT_ENV_VARS = [
+    "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
+]
+
+
+class RedactionConfig(ModuleConfig):
+    env_vars: list[str] = Field(default_factory=lambda: list(DEFAULT_ENV_VARS))
+    allowlist: list[str] = Field(default_factory=list)
+    additional_events: list[str] = Field(default_factory=list)
+    priority: int = -1000
+
+
+def declared_event_names(values: list[Any]) -> list[str]:
+    """Event names from the ``observability.events`` capability/contributions: names or lists of names."""
+    names: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            names.append(value)
+        elif isinstance(value, list | tuple | set | frozenset):
+            names.extend(item for item in value if isinstance(item, str))
+    return names
+
+
+class RedactionHook:
+    """Registers the redacting handler and keeps track of what it registered, for cleanup."""
+
+    def __init__(self, coordinator: Any, config: RedactionConfig) -> None:
+        self.coordinator = coordinator
+        self.config = config
+        literals = [os.environ.get(name, "") for name in config.env_vars]
+        self.redactor = SecretRedactor(literals, config.allowlist)
+        self._registered: set[str] = set()
+        self._unregister: list[Callable[[], None]] = []
+
+    async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
+        if not isinstance(data, dict) or not data:
+            return HookResult()
+        if self.redactor.redact_in_place(data):
+            return HookResult(action="modify", data=data)
+        return HookResult()
+
+    def register(self, events: list[str]) -> None:
+        for event in events:
+            if event in self._registered:
+                continue
+            self._registered.add(event)
+            self._unregister.append(self.coordinator.hooks.register(
+                event, self.handle, priority=self.config.priority, name=MODULE_ID))
+
+    async def register_declared(self) -> None:
+        """Subscribe to the module events declared so far (capability list and channel contributions)."""
+        declared: list[Any] = []
+        capability = self.coordinator.get_capability(EVENTS_CHANNEL)
+        if capability:
+            declared.append(capability)
+        declared.extend(await self.coordinator.collect_contributions(EVENTS_CHANNEL))
+        self.register(declared_event_names(declared))
+
+    def cleanup(self) -> None:
+        for unregister in self._unregister:
+            unregister()
+        self._unregister.clear()
+        self._registered.clear()
+
+
+_hooks_by_coordinator: weakref.WeakKeyDictionary[Any, RedactionHook] = weakref.WeakKeyDictionary()
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
+    """Register the redactor on every known event; returns the cleanup that unregisters it."""
+    parsed = parse_module_config(RedactionConfig, config, MODULE_ID)
+    hook = RedactionHook(coordinator, parsed)
+    hook.register([*ALL_EVENTS, *parsed.additional_events])
+    await hook.register_declared()
+    coordinator.register_capability(CAPABILITY, hook.redactor.redact)
+    _hooks_by_coordinator[coordinator] = hook
+    logger.debug("hooks-redaction: %d literal secret value(s) from the environment",
+                 len(hook.redactor.literals))
+    return hook.cleanup
+
+
+async def on_session_ready(coordinator: Any) -> None:
+    """Pick up events declared by modules mounted after this one."""
+    hook = _hooks_by_coordinator.get(coordinator)
+    if hook is not None:
+        await hook.register_declared()
