@@ -1,0 +1,70 @@
+"""`amplifier --help`/`--version` import no provider SDK and no prompt-toolkit; the installed command works."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx")
+
+PROBE = """
+import sys
+sys.argv = ["amplifier", *sys.argv[1:]]
+from amplifier_cli.main import main
+try:
+    main()
+except SystemExit:
+    pass
+print("MODULES:" + ",".join(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["profile", "--help"]])
+def test_help_and_version_import_no_provider_sdk_or_prompt_toolkit(argv: list[str]) -> None:
+    result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=True,
+                            env=os.environ.copy())
+    modules = set(result.stderr.rsplit("MODULES:", 1)[1].strip().split(","))
+    loaded = sorted(name for name in modules if name.split(".")[0] in HEAVY)
+    assert loaded == [], f"{argv} imported {loaded}"
+    assert "amplifier_core.session" not in modules  # the kernel runtime is not needed to print help
+
+
+def _installed_amplifier() -> list[str]:
+    script = Path(sys.executable).with_name("amplifier")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
+
+
+def test_installed_command_prints_its_version() -> None:
+    from amplifier_cli import __version__
+
+    result = subprocess.run([*_installed_amplifier(), "--version"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and result.stdout.strip() == f"amplifier {__version__}"
+
+
+def test_installed_command_lists_bundled_profiles_as_json(tmp_path: Path) -> None:
+    result = subprocess.run([*_installed_amplifier(), "profile", "list", "--json"], capture_output=True,
+                            text=True, check=False, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert {"default", "minimal", "demo"} <= {row["name"] for row in json.loads(result.stdout)}
+
+
+def test_installed_command_exits_2_with_a_one_line_error_for_a_bad_profile(tmp_path: Path) -> None:
+    profile = tmp_path / ".amplifier" / "profiles" / "bad.yaml"
+    profile.parent.mkdir(parents=True)
+    profile.write_text("session: {orchestrator: loop-basic, context: context-simple}\ntoolz: []\n")
+    result = subprocess.run([*_installed_amplifier(), "profile", "show", "bad"], capture_output=True, text=True,
+                            check=False, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "bad.yaml:2: toolz: unknown key 'toolz' (fix: did you mean 'tools'?)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_shell_completion_script_is_available() -> None:
+    result = subprocess.run([*_installed_amplifier(), "--show-completion", "bash"], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0 and "_amplifier_completion" in result.stdout
