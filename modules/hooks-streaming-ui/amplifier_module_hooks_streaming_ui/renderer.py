@@ -1,0 +1,281 @@
+"""Renders session events for a person: assistant text token by token, thinking, tool lines, usage.
+
+Text deltas go straight to the stream as they arrive. When a text block ends, a terminal that still shows
+all of it gets it redrawn once as Markdown; text taller than the screen is left as streamed, so nothing
+in the scrollback is lost and nothing flickers while tokens arrive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from amplifier_core import HookResult
+
+from .formatting import compact_arguments, first_lines, format_cost, result_text, usage_line
+
+_MARKDOWN_HINTS = ("#", "*", "`", "- ", "|", "1. ", "> ", "_")
+_DIM, _RESET = "\x1b[2m", "\x1b[0m"
+
+
+@dataclass
+class UISettings:
+    stream: TextIO
+    show_answer_text: bool = True
+    show_thinking: str = "stream"  # stream | collapsed | hidden
+    show_tool_lines: int = 5
+    show_token_usage: bool = True
+    render_markdown: bool = True
+    indent: int = 0
+    label: str | None = None
+    color: bool | None = None
+
+
+@dataclass
+class _TextBlock:
+    text: str = ""
+    rows: int = 0  # screen rows used so far (wrapping counted)
+    column: int = 0
+    streamed: bool = False
+
+
+@dataclass
+class _TurnUsage:
+    usage: dict[str, int] = field(default_factory=dict)
+    cost: Any = None
+    requests: int = 0
+
+
+class StreamingRenderer:
+    def __init__(self, settings: UISettings) -> None:
+        from rich.console import Console
+
+        self.settings = settings
+        self.console = Console(file=settings.stream, highlight=False, soft_wrap=False)
+        if settings.color is False:
+            self.console.no_color = True
+        self._blocks: dict[int, _TextBlock] = {}
+        self._thinking: dict[int, str] = {}
+        self._thinking_open = False
+        self._at_line_start = True
+        self._turn = _TurnUsage()
+        self._prefix = " " * settings.indent
+
+    # -- low-level output ----------------------------------------------------------------------------
+    @property
+    def _terminal(self) -> bool:
+        return self.console.is_terminal
+
+    @property
+    def _colored(self) -> bool:
+        return self._terminal and not self.console.no_color and self.settings.color is not False
+
+    def _raw(self, text: str) -> None:
+        if self._prefix:
+            text = text.replace("\n", "\n" + self._prefix)
+            if self._at_line_start:
+                text = self._prefix + text
+        self.settings.stream.write(text)
+        self.settings.stream.flush()
+        if text:
+            self._at_line_start = text.endswith("\n")
+
+    def _line(self, text: str, style: str | None = None) -> None:
+        if not self._at_line_start:
+            self.settings.stream.write("\n")
+        self.console.print(self._prefix + text, style=style, markup=False, highlight=False)
+        self._at_line_start = True
+
+    # -- assistant text --------------------------------------------------------------------------------
+    def _track(self, block: _TextBlock, delta: str) -> None:
+        width = max(self.console.width - len(self._prefix), 10)
+        for char in delta:
+            if char == "\n":
+                block.rows += 1
+                block.column = 0
+            else:
+                block.column += 1
+                if block.column > width:
+                    block.rows += 1
+                    block.column = 1
+
+    def text_delta(self, index: int, delta: str) -> None:
+        block = self._blocks.setdefault(index, _TextBlock())
+        if not block.streamed:
+            self._close_thinking()
+            if not self._at_line_start:
+                self._raw("\n")
+        block.streamed = True
+        block.text += delta
+        self._track(block, delta)
+        self._raw(delta)
+
+    def text_end(self, index: int, text: str | None) -> None:
+        block = self._blocks.pop(index, None)
+        if block is None or not block.streamed:
+            if text:
+                self._close_thinking()
+                self._print_markdown(text)
+            return
+        final = text if text is not None else block.text
+        rows_used = block.rows + 1
+        if (self.settings.render_markdown and self._terminal and not self._prefix
+                and rows_used < self.console.height - 1 and any(hint in final for hint in _MARKDOWN_HINTS)):
+            # Everything streamed is still on screen: replace it with the rendered form.
+            self.settings.stream.write(f"\r\x1b[{block.rows}A\x1b[J" if block.rows else "\r\x1b[J")
+            self._at_line_start = True
+            self._print_markdown(final)
+        elif not self._at_line_start:
+            self._raw("\n")
+
+    def _print_markdown(self, text: str) -> None:
+        if self.settings.render_markdown and self._terminal and not self._prefix:
+            from rich.markdown import Markdown
+
+            self.console.print(Markdown(text))
+            self._at_line_start = True
+        else:
+            self._raw(text if text.endswith("\n") else text + "\n")
+
+    # -- thinking ------------------------------------------------------------------------------------------
+    def thinking_delta(self, index: int, delta: str) -> None:
+        self._thinking[index] = self._thinking.get(index, "") + delta
+        if self.settings.show_thinking != "stream":
+            return
+        if not self._thinking_open:
+            self._line("thinking…", style="dim italic")
+            self._thinking_open = True
+            if self._colored:
+                self.settings.stream.write(_DIM)
+        self._raw(delta)
+
+    def thinking_end(self, index: int, text: str | None) -> None:
+        streamed = self._thinking.pop(index, "")
+        full = text or streamed
+        if self.settings.show_thinking == "collapsed" and full:
+            self._line(f"thinking… ({len(full):,} chars, hidden)", style="dim italic")
+        elif self.settings.show_thinking == "stream" and full and not streamed:
+            self._line("thinking…", style="dim italic")
+            self._line(full, style="dim")
+        self._close_thinking()
+
+    def _close_thinking(self) -> None:
+        if self._thinking_open:
+            if self._colored:
+                self.settings.stream.write(_RESET)
+            if not self._at_line_start:
+                self._raw("\n")
+            self._thinking_open = False
+
+    # -- tools ----------------------------------------------------------------------------------------------
+    def tool_call(self, name: str, arguments: Any) -> None:
+        self._close_thinking()
+        self._line(f"⏺ {name}({compact_arguments(arguments)})", style="bold cyan")
+
+    def tool_result(self, name: str, result: Any) -> None:
+        success, text = result_text(result)
+        mark = "✓" if success else "✗"
+        lines = first_lines(text, self.settings.show_tool_lines) or ["(no output)"]
+        self._line(f"  ⎿ {mark} {name}: {lines[0]}", style="green" if success else "red")
+        for line in lines[1:]:
+            self._line(f"      {line}", style="dim")
+
+    def tool_error(self, name: str, error: Any) -> None:
+        message = error.get("message") if isinstance(error, dict) else str(error)
+        self._line(f"  ⎿ ✗ {name}: {message}", style="red")
+
+    def todos(self, items: list[dict[str, Any]]) -> None:
+        marks = {"pending": "☐", "in_progress": "◐", "completed": "☑"}
+        self._line("todo:", style="bold")
+        for item in items:
+            status = item.get("status", "pending")
+            self._line(f"  {marks.get(status, '☐')} {item.get('content', '')}",
+                       style="dim" if status == "completed" else None)
+
+    def notice(self, text: str, style: str = "yellow") -> None:
+        self._line(text, style=style)
+
+    # -- usage ----------------------------------------------------------------------------------------------
+    def add_usage(self, usage: dict[str, Any], cost: Any) -> None:
+        self._turn.requests += 1
+        for key in ("input_tokens", "output_tokens", "cache_read_tokens"):
+            self._turn.usage[key] = self._turn.usage.get(key, 0) + int(usage.get(key) or 0)
+        if cost is not None and format_cost(cost) is not None:
+            from decimal import Decimal
+
+            self._turn.cost = (Decimal(str(self._turn.cost)) if self._turn.cost is not None else Decimal(0)) + \
+                Decimal(str(cost))
+
+    def turn_complete(self) -> None:
+        self._close_thinking()
+        if self.settings.show_token_usage and self._turn.requests:
+            self._line(usage_line(self._turn.usage, self._turn.cost, self._turn.requests), style="dim")
+        self._turn = _TurnUsage()
+
+
+def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
+    """Hook handlers for each event the renderer shows."""
+    settings = renderer.settings
+
+    async def on_delta(event: str, data: dict[str, Any]) -> HookResult:
+        if data.get("block_type", "text") == "text" and settings.show_answer_text and data.get("delta"):
+            renderer.text_delta(int(data.get("block_index", 0)), data["delta"])
+        return HookResult()
+
+    async def on_block_end(event: str, data: dict[str, Any]) -> HookResult:
+        block = data.get("block") or {}
+        kind = data.get("block_type") or (block.get("type") if isinstance(block, dict) else None)
+        index = int(data.get("block_index", 0))
+        if kind == "text" and settings.show_answer_text:
+            renderer.text_end(index, block.get("text") if isinstance(block, dict) else None)
+        elif kind == "thinking" and settings.show_thinking != "hidden":
+            renderer.thinking_end(index, block.get("thinking") if isinstance(block, dict) else None)
+        return HookResult()
+
+    async def on_thinking(event: str, data: dict[str, Any]) -> HookResult:
+        if settings.show_thinking != "hidden" and data.get("delta"):
+            renderer.thinking_delta(int(data.get("block_index", 0)), data["delta"])
+        return HookResult()
+
+    async def on_tool_pre(event: str, data: dict[str, Any]) -> HookResult:
+        renderer.tool_call(str(data.get("tool_name")), data.get("tool_input"))
+        return HookResult()
+
+    async def on_tool_post(event: str, data: dict[str, Any]) -> HookResult:
+        renderer.tool_result(str(data.get("tool_name")), data.get("tool_result", data.get("result")))
+        return HookResult()
+
+    async def on_tool_error(event: str, data: dict[str, Any]) -> HookResult:
+        renderer.tool_error(str(data.get("tool_name")), data.get("error"))
+        return HookResult()
+
+    async def on_llm_response(event: str, data: dict[str, Any]) -> HookResult:
+        renderer.add_usage(data.get("usage") or {}, data.get("cost_usd"))
+        return HookResult()
+
+    async def on_complete(event: str, data: dict[str, Any]) -> HookResult:
+        renderer.turn_complete()
+        return HookResult()
+
+    async def on_todos(event: str, data: dict[str, Any]) -> HookResult:
+        renderer.todos(list(data.get("todos") or []))
+        return HookResult()
+
+    async def on_retry(event: str, data: dict[str, Any]) -> HookResult:
+        delay = data.get("delay")
+        wait = f" in {float(delay):.1f}s" if isinstance(delay, int | float) else ""
+        renderer.notice(f"retrying{wait} ({data.get('message') or data.get('error_type') or 'provider error'})")
+        return HookResult()
+
+    return {
+        "content_block:delta": on_delta,
+        "content_block:end": on_block_end,
+        "thinking:delta": on_thinking,
+        "tool:pre": on_tool_pre,
+        "tool:post": on_tool_post,
+        "tool:error": on_tool_error,
+        "llm:response": on_llm_response,
+        "orchestrator:complete": on_complete,
+        "todo:updated": on_todos,
+        "provider:retry": on_retry,
+    }

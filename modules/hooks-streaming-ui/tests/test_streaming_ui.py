@@ -1,0 +1,166 @@
+"""hooks-streaming-ui renders events as they arrive: text deltas before the block ends, tool lines, thinking
+modes, usage, sub-agent indentation, Markdown redraw on a terminal, and colour rules."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import pytest
+from amplifier_module_hooks_streaming_ui import mount
+
+from amplifier_core import ModuleCoordinator
+from amplifier_core.module_config import ModuleConfigError
+
+
+class _Session:
+    session_id = "s"
+    parent_id = None
+    config: dict[str, Any] = {}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+async def _mounted(config: dict[str, Any] | None = None, **output: Any) -> tuple[ModuleCoordinator, io.StringIO]:
+    stream = output.pop("stream", None) or io.StringIO()
+    coordinator = ModuleCoordinator(_Session())
+    coordinator.register_capability("ui.output", {"stream": stream, **output})
+    await mount(coordinator, config or {})
+    return coordinator, stream
+
+
+async def test_text_deltas_are_written_before_the_block_ends() -> None:
+    coordinator, stream = await _mounted()
+    hooks = coordinator.hooks
+    await hooks.emit("content_block:start", {"block_index": 0, "block_type": "text"})
+    await hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": "Hel"})
+    assert stream.getvalue() == "Hel"
+    await hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": "lo"})
+    assert stream.getvalue() == "Hello"
+    await hooks.emit("content_block:end", {"block_index": 0, "block_type": "text",
+                                           "block": {"type": "text", "text": "Hello"}})
+    assert stream.getvalue() == "Hello\n"
+    assert coordinator.get_capability("ui.renders_answer") is True
+
+
+async def test_a_whole_block_without_deltas_is_printed_at_its_end() -> None:
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block": {"type": "text", "text": "All"}})
+    assert stream.getvalue() == "All\n"
+
+
+async def test_answer_text_is_left_to_the_app_when_asked() -> None:
+    coordinator, stream = await _mounted(show_answer_text=False)
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": "x"})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block": {"type": "text", "text": "x"}})
+    assert stream.getvalue() == ""
+    assert coordinator.get_capability("ui.renders_answer") is None
+
+
+async def test_tool_call_and_result_lines_are_compact_and_truncated() -> None:
+    coordinator, stream = await _mounted({"show_tool_lines": 2})
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "write_file",
+                                              "tool_input": {"path": "a.txt", "content": "l1\nl2\nl3"}})
+    await coordinator.hooks.emit("tool:post", {"tool_name": "write_file",
+                                               "tool_result": {"success": True, "output": "one\ntwo\nthree\nfour"}})
+    await coordinator.hooks.emit("tool:post", {"tool_name": "bash",
+                                               "tool_result": {"success": False, "error": {"message": "boom"}}})
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "⏺ write_file(path=a.txt, content=<3 lines, 8 chars>)"
+    assert lines[1] == "  ⎿ ✓ write_file: one"
+    assert lines[2].strip() == "two" and lines[3].strip() == "… (2 more lines)"
+    assert lines[4] == "  ⎿ ✗ bash: boom"
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("stream", "deep thought"), ("collapsed", "12 chars, hidden"),
+                                                ("hidden", None)])
+async def test_thinking_modes(mode: str, expected: str | None) -> None:
+    coordinator, stream = await _mounted({"show_thinking": mode})
+    await coordinator.hooks.emit("thinking:delta", {"block_index": 0, "delta": "deep thought"})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block_type": "thinking",
+                                                       "block": {"type": "thinking", "thinking": "deep thought"}})
+    if expected is None:
+        assert stream.getvalue() == ""
+    else:
+        assert expected in stream.getvalue()
+
+
+async def test_usage_and_cost_are_summed_per_turn() -> None:
+    coordinator, stream = await _mounted()
+    for _ in range(2):
+        await coordinator.hooks.emit("llm:response", {"usage": {"input_tokens": 1000, "output_tokens": 20},
+                                                      "cost_usd": "0.015"})
+    await coordinator.hooks.emit("orchestrator:complete", {"status": "success"})
+    assert "tokens: in 2,000 · out 40 · $0.03 · 2 calls" in stream.getvalue()
+    stream.truncate(0)
+    stream.seek(0)
+    await coordinator.hooks.emit("orchestrator:complete", {"status": "success"})
+    assert stream.getvalue() == ""  # nothing new to report
+
+
+async def test_sub_agent_output_is_indented() -> None:
+    coordinator, stream = await _mounted(indent=4)
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": "a\nb"})
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "read_file", "tool_input": {"path": "x"}})
+    assert stream.getvalue().splitlines() == ["    a", "    b", "    ⏺ read_file(path=x)"]
+
+
+async def test_todo_updates_are_listed_with_status_marks() -> None:
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("todo:updated", {"todos": [{"content": "plan", "status": "completed"},
+                                                            {"content": "build", "status": "in_progress"}]})
+    assert "☑ plan" in stream.getvalue() and "◐ build" in stream.getvalue()
+
+
+async def test_on_a_terminal_a_short_markdown_block_is_redrawn_rendered(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "40")
+    coordinator, stream = await _mounted(stream=_Terminal())
+    text = "# Title\n\nSome **bold** words"
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": text})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block": {"type": "text", "text": text}})
+    output = stream.getvalue()
+    assert output.startswith(text)  # streamed raw first
+    assert "\x1b[2A\x1b[J" in output  # cursor back up over the 3 streamed rows, screen cleared below
+    assert "**bold**" not in output[len(text):]  # then rendered, without the markup
+
+
+async def test_on_a_terminal_a_block_taller_than_the_screen_is_not_redrawn(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "10")
+    coordinator, stream = await _mounted(stream=_Terminal())
+    text = "# Long\n" + "\n".join(f"- item {n}" for n in range(30))
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": text})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block": {"type": "text", "text": text}})
+    assert "\x1b[J" not in stream.getvalue()
+
+
+_COLOR_CODE = re.compile(r"\x1b\[[0-9;]*?(3[0-8]|9[0-7])(;[0-9]+)*m")
+
+
+async def test_no_color_on_a_terminal_means_no_colour_codes(monkeypatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    coordinator, stream = await _mounted(stream=_Terminal())
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}})
+    assert "bash(command=ls)" in stream.getvalue()
+    assert not _COLOR_CODE.search(stream.getvalue())
+
+
+async def test_force_color_colours_even_a_pipe(monkeypatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}})
+    assert _COLOR_CODE.search(stream.getvalue())
+
+
+async def test_upstream_nested_ui_config_is_accepted_and_unknown_keys_rejected() -> None:
+    coordinator, stream = await _mounted({"ui": {"show_tool_lines": 1, "show_thinking_stream": False}})
+    await coordinator.hooks.emit("tool:post", {"tool_name": "t", "tool_result": {"success": True, "output": "a\nb"}})
+    assert "… (1 more lines)" in stream.getvalue()
+    with pytest.raises(ModuleConfigError, match="did you mean 'show_tool_lines'"):
+        await _mounted({"show_tool_line": 3})
