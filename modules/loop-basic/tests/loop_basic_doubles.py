@@ -11,6 +11,7 @@ from typing import Any
 from amplifier_module_loop_basic import AgentLoop, LoopConfig
 
 from amplifier_core import events
+from amplifier_core.loader import ModuleLoader
 from amplifier_core.message_models import ChatRequest, ChatResponse, TextBlock, ThinkingBlock, ToolCall, Usage
 from amplifier_core.models import ToolResult
 from amplifier_core.testing import MockApprovalSystem, MockContextManager, MockCoordinator
@@ -134,3 +135,29 @@ def make_harness() -> Harness:
     for name in events.ALL_EVENTS:
         coordinator.hooks.register(name, record, priority=-1000, name="recorder")
     return result
+
+
+class InTestContextLoader(ModuleLoader):
+    """The real loader, except that ``test-context`` mounts ``context`` (the bundled context managers are
+    tested on their own)."""
+
+    def __init__(self, context: Any) -> None:
+        super().__init__()
+        self.context = context
+
+    async def load(self, module_id: str, config: dict[str, Any] | None = None, source_hint: Any = None,
+                   coordinator: Any = None) -> Any:
+        if module_id != "test-context":
+            return await super().load(module_id, config, source_hint=source_hint, coordinator=coordinator)
+
+        async def mount_context(target: Any = None) -> None:
+            await (target or coordinator).mount("context", self.context)
+        return mount_context
+
+
+def session_plan(orchestrator: str, script: list[Any], tools: list[str] = (), **loop_config: Any) -> dict[str, Any]:
+    return {
+        "session": {"orchestrator": {"module": orchestrator, "config": loop_config}, "context": "test-context"},
+        "providers": [{"module": "provider-scripted", "config": {"script": script}}],
+        "tools": [{"module": tool} for tool in tools],
+    }
