@@ -135,6 +135,21 @@ def test_module_repository_suite_subclassing_behavior_tests_runs_in_strict_mode(
     result.assert_outcomes(passed=4)
 
 
+def test_module_tests_in_our_layout_find_their_module_by_walking_up(pytester: pytest.Pytester) -> None:
+    module_root = make_module(pytester.path / "modules", "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
+    (module_root / "tests").mkdir()
+    (module_root / "tests" / "test_tiny.py").write_text(textwrap.dedent("""
+        from amplifier_core.validation.behavioral import ToolBehaviorTests
+
+        class TestTiny(ToolBehaviorTests):
+            pass
+
+        def test_not_a_global_module_context(is_module_context):
+            assert is_module_context is False  # our layout is recognised per test, never globally
+    """))
+    run(pytester, str(module_root / "tests")).assert_outcomes(passed=4)
+
+
 def test_running_from_inside_a_module_repository_sets_module_context(pytester: pytest.Pytester) -> None:
     repo = make_module(pytester.path, "amplifier-module-hooks-guard", "amplifier_module_hooks_guard", HOOK)
     (repo / "test_context.py").write_text(textwrap.dedent("""
