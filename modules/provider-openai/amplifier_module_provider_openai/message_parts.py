@@ -1,0 +1,43 @@
+"""Small readers of kernel message content shared by the Responses and Chat converters."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from amplifier_core.message_models import ImageBlock, Message, TextBlock, ToolResultBlock
+
+
+def image_url(block: ImageBlock) -> str | None:
+    """An ImageBlock's source as a URL the OpenAI APIs accept (https URL or base64 data URL)."""
+    source = block.source or {}
+    if source.get("type") == "base64" or ("data" in source and "url" not in source):
+        media_type = source.get("media_type") or "image/png"
+        data = source.get("data")
+        return f"data:{media_type};base64,{data}" if data else None
+    url = source.get("url")
+    return str(url) if url else None
+
+
+def output_text(value: Any) -> str:
+    """A tool output as the text the model reads: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(item, (TextBlock, dict)) for item in value):
+        texts = [item.text if isinstance(item, TextBlock) else item.get("text") for item in value]
+        if all(isinstance(text, str) for text in texts):
+            return "\n".join(texts)  # type: ignore[arg-type]
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def message_text(message: Message) -> str:
+    """All text of a message (text blocks joined by blank lines; other blocks ignored)."""
+    if isinstance(message.content, str):
+        return message.content
+    return "\n\n".join(block.text for block in message.content if isinstance(block, TextBlock))
+
+
+def tool_result_blocks(message: Message) -> list[ToolResultBlock]:
+    if isinstance(message.content, str):
+        return []
+    return [block for block in message.content if isinstance(block, ToolResultBlock)]

@@ -1,0 +1,335 @@
+"""OpenAIProvider: the kernel Provider protocol over the official ``openai`` SDK (async client), speaking the
+Responses API (default) or Chat Completions (``api: chat``, for OpenAI-compatible servers).
+
+The SDK is imported when the first client is built (first request or list_models), never at package import.
+The SDK's own retries are off (``max_retries=0``): every retry goes through the kernel's
+``retry_with_backoff`` and is announced with ``provider:retry``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from decimal import Decimal
+from typing import Any
+
+from amplifier_core import events
+from amplifier_core.llm_errors import LLMError, StreamError
+from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolCall
+from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
+from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
+
+from .chat_convert import chat_response_from_completion, messages_to_chat, tool_choice_to_chat, tools_to_chat
+from .chat_stream import ChatStreamAccumulator
+from .config import API_KEY_ENV, BASE_URL_ENV, OpenAIConfig
+from .errors import ErrorContext, translate_error
+from .pricing import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, KNOWN_MODELS, cost_usd, find_model, is_reasoning_model
+from .responses_convert import (
+    chat_response_from_responses,
+    messages_to_responses,
+    tool_choice_to_responses,
+    tools_to_responses,
+)
+from .responses_stream import ResponsesStreamAccumulator
+from .tool_pairs import RepairedMessages, repair_tool_pairs
+
+logger = logging.getLogger(__name__)
+
+PROVIDER_NAME = "openai"
+_JITTER_FRACTION = 0.2
+_CHAT_MODEL_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-")
+
+
+class OpenAIProvider:
+    api_label = "OpenAI"
+
+    def __init__(self, config: OpenAIConfig, *, api_key: str, base_url: str | None = None,
+                 coordinator: Any = None) -> None:
+        self.config = config
+        self.priority = config.priority
+        self.base_url = base_url
+        self._api_key = api_key
+        self._coordinator = coordinator
+        self._client: Any = None
+        self._announced_repairs: set[str] = set()
+        self._cost_total = Decimal(0)
+        self._unpriced_responses = 0
+        self._priced_responses = 0
+
+    @property
+    def name(self) -> str:
+        return PROVIDER_NAME
+
+    # -- client ------------------------------------------------------------------------------------
+    def client(self) -> Any:
+        """The SDK client, created (and the SDK imported) on first use."""
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                              timeout=self.config.timeout, max_retries=0)
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    # -- description ---------------------------------------------------------------------------------
+    def get_info(self) -> ProviderInfo:
+        spec = find_model(self.config.default_model)
+        return ProviderInfo(
+            id=PROVIDER_NAME,
+            display_name="OpenAI",
+            credential_env_vars=[API_KEY_ENV],
+            capabilities=["tools", "streaming", "vision", "reasoning"],
+            defaults={
+                "model": self.config.default_model,
+                "api": self.config.api,
+                "max_tokens": self.config.max_tokens,
+                "temperature": self.config.temperature,
+                "timeout": self.config.timeout,
+                "context_window": spec.context_window if spec else DEFAULT_CONTEXT_WINDOW,
+                "max_output_tokens": spec.max_output_tokens if spec else DEFAULT_MAX_OUTPUT,
+            },
+            config_fields=[
+                ConfigField(id="api_key", display_name="API key", prompt="OpenAI API key", field_type="secret",
+                            env_var=API_KEY_ENV),
+                ConfigField(id="base_url", display_name="Base URL",
+                            prompt="Base URL of an OpenAI-compatible server (blank for OpenAI)",
+                            env_var=BASE_URL_ENV, required=False),
+                ConfigField(id="api", display_name="API", prompt="Which API to speak", field_type="choice",
+                            choices=["responses", "chat"], default="responses", required=False),
+                ConfigField(id="default_model", display_name="Model", prompt="Model", required=False,
+                            default=self.config.default_model, requires_model=True),
+            ],
+        )
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Models from GET /v1/models when reachable (chat models only on OpenAI itself), else the catalog."""
+        try:
+            found: list[ModelInfo] = []
+            async for item in self.client().models.list():
+                if self.base_url is None and not item.id.startswith(_CHAT_MODEL_PREFIXES):
+                    continue
+                found.append(_model_info(item.id))
+            if found:
+                return sorted(found, key=lambda info: info.id)
+        except Exception as error:  # any failure: the static catalog is still a useful answer
+            logger.debug("openai: listing models failed (%s); using the built-in list", error)
+        return [_model_info(spec.id) for spec in KNOWN_MODELS]
+
+    def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]:
+        return [call for call in response.tool_calls or [] if call.arguments is not None]
+
+    def session_cost(self) -> dict[str, str] | None:
+        """``session.cost`` contribution: the running cost, or None while any response was unpriced."""
+        if not self._priced_responses or self._unpriced_responses:
+            return None
+        return {"cost_usd": str(self._cost_total)}
+
+    # -- completion ----------------------------------------------------------------------------------
+    async def _emit(self, event: str, data: dict[str, Any]) -> None:
+        hooks = getattr(self._coordinator, "hooks", None)
+        if hooks is not None:
+            await hooks.emit(event, data)
+
+    async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
+        messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in request.messages]
+        model = kwargs.get("model") or request.model or self.config.default_model
+        repaired = repair_tool_pairs(messages)
+        await self._announce_repairs(repaired)
+        if self.config.api == "chat":
+            params = self._chat_params(request, repaired.messages, model)
+        else:
+            params = self._responses_params(request, repaired.messages, model)
+        stream = bool(request.stream) and self.config.stream
+        context = ErrorContext(provider=self.name, model=model, base_url=self.base_url, api=self.config.api)
+        await self._emit(events.LLM_REQUEST, {
+            "provider": self.name, "model": model, "message_count": len(repaired.messages), "stream": stream,
+            "api": self.config.api,
+        })
+        self.client()  # import the SDK and build the client outside the timed window
+        started = time.monotonic()
+
+        async def attempt() -> ChatResponse:
+            return await self._call_once(params, context, stream)
+
+        async def announce_retry(attempt_number: int, delay: float, error: LLMError) -> None:
+            await self._emit(events.PROVIDER_RETRY, {
+                "provider": self.name, "model": model, "attempt": attempt_number,
+                "max_retries": self.config.max_retries, "delay": delay, "retry_after": error.retry_after,
+                "error_type": type(error).__name__, "message": str(error),
+            })
+
+        try:
+            response = await retry_with_backoff(attempt, self._retry_config(), on_retry=announce_retry)
+        except LLMError as error:
+            await self._emit(events.LLM_RESPONSE, {
+                "provider": self.name, "model": model, "status": "error",
+                "duration_ms": int((time.monotonic() - started) * 1000),
+                "error": str(error), "error_type": type(error).__name__,
+            })
+            raise
+        if response.usage is not None:
+            response.usage.cost_usd = cost_usd(model, response.usage)
+        self._account(response)
+        await self._emit(events.LLM_RESPONSE, self._response_event(response, model, started))
+        return response
+
+    def _retry_config(self) -> RetryConfig:
+        return RetryConfig(
+            max_retries=self.config.max_retries,
+            min_delay=self.config.min_retry_delay,
+            max_delay=self.config.max_retry_delay,
+            jitter=_JITTER_FRACTION if self.config.retry_jitter else 0.0,
+        )
+
+    async def _announce_repairs(self, repaired: RepairedMessages) -> None:
+        """Emit provider:tool_sequence_repaired once per repaired id, though every request repairs it again."""
+        fresh = [repair for repair in repaired.repairs if repair.tool_call_id not in self._announced_repairs]
+        if not fresh:
+            return
+        self._announced_repairs.update(repair.tool_call_id for repair in fresh)
+        await self._emit(events.PROVIDER_TOOL_SEQUENCE_REPAIRED, {
+            "provider": self.name, "repair_count": len(fresh),
+            "repairs": [{"tool_call_id": r.tool_call_id, "tool_name": r.tool_name} for r in fresh],
+        })
+
+    def _reasoning(self, request: ChatRequest, model: str) -> dict[str, Any] | None:
+        effort = request.reasoning_effort or self.config.reasoning_effort
+        if effort is None and not is_reasoning_model(model):
+            return None
+        reasoning: dict[str, Any] = {}
+        if effort is not None:
+            reasoning["effort"] = effort
+        if self.config.reasoning_summary is not None:
+            reasoning["summary"] = self.config.reasoning_summary
+        return reasoning
+
+    def _common_sampling(self, request: ChatRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        temperature = request.temperature if request.temperature is not None else self.config.temperature
+        if temperature is not None:
+            params["temperature"] = temperature
+        if request.top_p is not None:
+            params["top_p"] = request.top_p
+        if request.timeout is not None:
+            params["timeout"] = request.timeout
+        return params
+
+    def _responses_params(self, request: ChatRequest, messages: list[Message], model: str) -> dict[str, Any]:
+        converted = messages_to_responses(messages)
+        params: dict[str, Any] = {"model": model, "input": converted.items, "store": False,
+                                  **self._common_sampling(request)}
+        if converted.instructions:
+            params["instructions"] = converted.instructions
+        tools = tools_to_responses(request.tools)
+        if tools:
+            params["tools"] = tools
+            params["parallel_tool_calls"] = self.config.parallel_tool_calls
+            choice = tool_choice_to_responses(request.tool_choice)
+            if choice is not None:
+                params["tool_choice"] = choice
+        max_tokens = request.max_output_tokens or self.config.max_tokens
+        if max_tokens is not None:
+            params["max_output_tokens"] = max_tokens
+        reasoning = self._reasoning(request, model)
+        if reasoning is not None:
+            params["reasoning"] = reasoning
+        if reasoning is not None or converted.carries_reasoning:
+            params["include"] = ["reasoning.encrypted_content"]
+        return params
+
+    def _chat_params(self, request: ChatRequest, messages: list[Message], model: str) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": model, "messages": messages_to_chat(messages),
+                                  **self._common_sampling(request)}
+        tools = tools_to_chat(request.tools)
+        if tools:
+            params["tools"] = tools
+            params["parallel_tool_calls"] = self.config.parallel_tool_calls
+            choice = tool_choice_to_chat(request.tool_choice)
+            if choice is not None:
+                params["tool_choice"] = choice
+        max_tokens = request.max_output_tokens or self.config.max_tokens
+        if max_tokens is not None:
+            params["max_completion_tokens"] = max_tokens
+        effort = request.reasoning_effort or self.config.reasoning_effort
+        if effort is not None:
+            params["reasoning_effort"] = effort
+        if request.stop:
+            params["stop"] = list(request.stop)
+        return params
+
+    async def _call_once(self, params: dict[str, Any], context: ErrorContext, stream: bool) -> ChatResponse:
+        client = self.client()
+        chat = self.config.api == "chat"
+        endpoint = client.chat.completions if chat else client.responses
+        began = False
+        accumulator: ChatStreamAccumulator | ResponsesStreamAccumulator | None = None
+        try:
+            if not stream:
+                result = await endpoint.create(**params)
+                data = result.to_dict()
+                if chat:
+                    return chat_response_from_completion(data, streamed=False)
+                return chat_response_from_responses(data, streamed=False)
+            extra = {"stream_options": {"include_usage": True}} if chat else {}
+            wire_stream = await endpoint.create(**params, **extra, stream=True)
+            began = True
+            accumulator = ChatStreamAccumulator(self._emit, context) if chat else ResponsesStreamAccumulator(
+                self._emit, context)
+            async with wire_stream:
+                async for event in wire_stream:
+                    await accumulator.feed(event.to_dict())
+            return accumulator.chat_response()
+        except Exception as error:
+            mapped = error if isinstance(error, StreamError) else translate_error(
+                error, context, streaming_began=began)
+            if mapped is None:
+                raise
+            if began:
+                await self._emit("llm:stream_aborted", {"provider": self.name, "model": context.model,
+                                                        "error": str(mapped)})
+            if mapped is error:
+                raise
+            raise mapped from error
+
+    def _account(self, response: ChatResponse) -> None:
+        cost = response.usage.cost_usd if response.usage else None
+        if cost is None:
+            self._unpriced_responses += 1
+        else:
+            self._priced_responses += 1
+            self._cost_total += cost
+
+    def _response_event(self, response: ChatResponse, model: str, started: float) -> dict[str, Any]:
+        usage = response.usage
+        data: dict[str, Any] = {
+            "provider": self.name, "model": model, "status": "ok",
+            "duration_ms": int((time.monotonic() - started) * 1000),
+            "finish_reason": response.finish_reason,
+            "streamed": bool((response.metadata or {}).get("streamed")),
+        }
+        if usage is not None:
+            summary: dict[str, Any] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+            if usage.cache_read_tokens is not None:
+                summary["cache_read_tokens"] = usage.cache_read_tokens
+            if usage.reasoning_tokens is not None:
+                summary["reasoning_tokens"] = usage.reasoning_tokens
+            data["usage"] = summary
+            if usage.cost_usd is not None:
+                data["cost_usd"] = str(usage.cost_usd)
+        return data
+
+
+def _model_info(model_id: str) -> ModelInfo:
+    spec = find_model(model_id)
+    capabilities = ["tools", "streaming"] + (["reasoning"] if is_reasoning_model(model_id) else [])
+    return ModelInfo(
+        id=model_id,
+        display_name=spec.display_name if spec and spec.id == model_id else model_id,
+        context_window=spec.context_window if spec else DEFAULT_CONTEXT_WINDOW,
+        max_output_tokens=spec.max_output_tokens if spec else DEFAULT_MAX_OUTPUT,
+        capabilities=capabilities,
+    )
