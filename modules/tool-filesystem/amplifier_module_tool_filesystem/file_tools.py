@@ -356,7 +356,7 @@ class EditFileTool(FilesystemTool):
         if text.endswith("\n"):
             lines.pop()
         first_line = _line_of(text, start)
-        last_line = first_line + inserted.count("\n")
+        last_line = first_line + max(inserted.count("\n") - (1 if inserted.endswith("\n") else 0), 0)
         low = max(first_line - _SNIPPET_CONTEXT, 1)
         high = min(last_line + _SNIPPET_CONTEXT, len(lines))
         return "\n".join(number_line(number, lines[number - 1].rstrip("\r")) for number in range(low, high + 1))
