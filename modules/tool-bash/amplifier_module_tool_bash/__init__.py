@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from amplifier_core.events import POLICY_VIOLATION
 from amplifier_core.models import ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 
@@ -196,7 +197,7 @@ class BashTool:
         if hooks is None:
             return
         try:
-            await hooks.emit("policy:violation", {"tool_name": self.name, "command": command,
+            await hooks.emit(POLICY_VIOLATION, {"tool_name": self.name, "command": command,
                                                   "blocked_command": decision.command, "rule": decision.rule,
                                                   "reason": decision.reason})
         except Exception:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
 
 from .atomic_write import atomic_write_bytes
@@ -165,7 +166,7 @@ class ReadFileTool(FilesystemTool):
             raise ToolFailure(f"{raw} is a binary file ({size} bytes); read_file shows text only. Inspect it with "
                               "bash (for example `file` or `xxd | head`).")
         text = self._window(path, raw, offset, limit)
-        return ToolResult(success=True, output=text), ("artifact:read", {"path": str(path), "bytes": size})
+        return ToolResult(success=True, output=text), (ARTIFACT_READ, {"path": str(path), "bytes": size})
 
     def _window(self, path: Path, raw: str, offset: int, limit: int) -> str:
         shown: list[str] = []
@@ -262,7 +263,7 @@ class WriteFileTool(FilesystemTool):
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Replaced" if existed else "Created"
         message = f"{verb} {self.policy.display(path)} ({len(data)} bytes, {lines} lines)."
-        event = ("artifact:write", {"path": str(path), "bytes": len(data), "action": verb.lower()})
+        event = (ARTIFACT_WRITE, {"path": str(path), "bytes": len(data), "action": verb.lower()})
         return ToolResult(success=True, output=message), event
 
 
@@ -346,7 +347,7 @@ class EditFileTool(FilesystemTool):
         more = f" (snippet shows the first of {replaced})" if replaced > 1 else ""
         header = f"Edited {self.policy.display(path)}: replaced {replaced} occurrence{'s' if replaced > 1 else ''}" \
                  f"{more}."
-        event = ("artifact:write", {"path": str(path), "bytes": len(data), "action": "edit",
+        event = (ARTIFACT_WRITE, {"path": str(path), "bytes": len(data), "action": "edit",
                                     "replacements": replaced})
         return ToolResult(success=True, output=f"{header}\n{snippet}"), event
 
