@@ -20,6 +20,7 @@ from amplifier_core import AmplifierSession
 
 from .env_refs import expand_for_mount
 from .errors import ConfigError, Problem
+from .module_preflight import check_plan_modules, no_provider_message
 from .paths import AmplifierPaths
 from .plan import BuiltPlan, build_plan
 from .session_store import SessionRecord, SessionStore, repair_transcript
@@ -147,38 +148,15 @@ class LiveSession:
             self.record.close()
 
 
-def _failure_problems(session: AmplifierSession, resolver: Any) -> list[Problem]:
-    problems = []
-    for failure in session.failed_modules:
-        message = f"{failure.section[:-1]} '{failure.module_id}' could not be loaded: {failure.error}"
-        if "not found via entry points" in failure.error and hasattr(resolver, "explain"):
-            answers = "; ".join(f"{answer.layer}: {answer.detail}" for answer in resolver.explain(failure.module_id))
-            message = f"{failure.section[:-1]} '{failure.module_id}' was not found ({answers})"
-        problems.append(
-            Problem(
-                message,
-                key_path=failure.section,
-                fix="install the module, fix its config, or remove it from the profile",
-            )
+def _failure_problems(session: AmplifierSession) -> list[Problem]:
+    return [
+        Problem(
+            f"{failure.section[:-1]} '{failure.module_id}' could not be loaded: {failure.error}",
+            key_path=failure.section,
+            fix="install the module, fix its config, or remove it from the profile",
         )
-    return problems
-
-
-def _no_provider_error(built: BuiltPlan, mount_log: list[str]) -> ConfigError:
-    entries = built.plan.get("providers") or []
-    hints = []
-    for entry in entries:
-        module_id = entry.get("module", "")
-        name = module_id.removeprefix("provider-")
-        hints.append(f"{module_id} needs {name.upper().replace('-', '_')}_API_KEY")
-    said = f" Providers said: {' | '.join(mount_log)}." if mount_log else ""
-    listed = "; ".join(hints) if hints else f"profile '{built.profile_name}' lists no provider"
-    return ConfigError.single(
-        f"No provider could be mounted for profile '{built.profile_name}' ({listed}).{said}",
-        key_path="providers",
-        fix="export the API key for one of them, pick another with --provider/-P, "
-        "or try `amplifier run -P demo` (a scripted model, no key needed)",
-    )
+        for failure in session.failed_modules
+    ]
 
 
 async def open_session(
@@ -245,6 +223,11 @@ async def open_session(
     )
     coordinator = session.coordinator
     resolver = make_resolver(settings)
+    try:
+        check_plan_modules(built.plan, resolver)
+    except ConfigError:
+        await _abandon(session, record, created=resumed_record is None)
+        raise
     await coordinator.mount("module-source-resolver", resolver)
     session.loader.prepare_config = expand_for_mount
     coordinator.register_capability("session.working_dir", str(paths.cwd))
@@ -268,7 +251,7 @@ async def open_session(
         root_logger.removeHandler(capture)
         root_logger.setLevel(previous_level)
 
-    problems = _failure_problems(session, resolver)
+    problems = _failure_problems(session)
     if problems:
         await _abandon(session, record, created=resumed_record is None)
         raise ConfigError(
@@ -277,7 +260,8 @@ async def open_session(
         )
     if not coordinator.get("providers"):
         await _abandon(session, record, created=resumed_record is None)
-        raise _no_provider_error(built, capture.lines)
+        said = f" Providers said: {' | '.join(capture.lines)}" if capture.lines else ""
+        raise ConfigError.single(no_provider_message(built.plan, built.profile_name) + said, key_path="providers")
 
     inner_context = coordinator.get("context")
     coordinator.mount_points["context"] = RecordingContext(inner_context, record.writer)

@@ -73,6 +73,7 @@ MODULE_ON_SESSION_READY_FAILED = "module:on_session_ready_failed"
 LLM_STREAM_BLOCK_START = "llm:stream_block_start"
 LLM_STREAM_BLOCK_DELTA = "llm:stream_block_delta"
 LLM_STREAM_BLOCK_END = "llm:stream_block_end"
+LLM_STREAM_ABORTED = "llm:stream_aborted"
 
 ALL_EVENTS: list[str] = [
     value

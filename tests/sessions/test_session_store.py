@@ -80,7 +80,9 @@ def test_list_filters_by_project_hides_children_and_sorts_newest_first(tmp_path:
     here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
     old = store.create(cwd=here, project=here)
     new = store.create(cwd=here, project=here)
-    new.save_metadata(updated="later")  # save_metadata stamps `updated` itself
+    for record, stamp in ((old, "2026-01-01T00:00:00+00:00"), (new, "2026-02-01T00:00:00+00:00")):
+        path = record.directory / "metadata.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "updated": stamp}))
     store.create(cwd=elsewhere, project=elsewhere)
     store.create(cwd=here, project=here, parent_id=old.session_id)
     listed = store.list(project=here)
