@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 
 MODULE_ID = "context-persistent"
 TRANSCRIPT_CAPABILITY = "session.transcript_path"
+# Registered by this module: "every message is already written to this file", so an app that records
+# transcripts itself can skip writing the same file twice.
+OWNED_TRANSCRIPT_CAPABILITY = "context.transcript_path"
 
 
 class PersistentContextConfig(SimpleContextConfig):
@@ -186,4 +189,6 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
         raise ModuleConfigError(f"{MODULE_ID}: cannot open transcript file {path}: {reason}; "
                                 "check that the directory is writable or set another `path:`") from error
     await coordinator.mount("context", manager)
+    if hasattr(coordinator, "register_capability"):
+        coordinator.register_capability(OWNED_TRANSCRIPT_CAPABILITY, str(path))
     return manager.close

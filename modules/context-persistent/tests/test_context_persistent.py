@@ -207,6 +207,13 @@ async def test_mount_takes_the_path_from_the_session_transcript_capability(tmp_p
     cleanup()
 
 
+async def test_mount_announces_the_file_it_writes_so_the_app_need_not_write_it_too(tmp_path):
+    coordinator = ModuleCoordinator(session=None)
+    cleanup = await persistent.mount(coordinator, {"path": str(tmp_path / "ctx.jsonl")})
+    assert coordinator.get_capability("context.transcript_path") == str(tmp_path / "ctx.jsonl")
+    cleanup()
+
+
 async def test_relative_path_is_resolved_against_the_working_dir_capability(tmp_path):
     coordinator = ModuleCoordinator(session=None)
     coordinator.register_capability("session.working_dir", str(tmp_path))
