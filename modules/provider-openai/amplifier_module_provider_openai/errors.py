@@ -32,7 +32,8 @@ from .config import API_KEY_ENV, BASE_URL_ENV
 _CONTEXT_PHRASES = ("context_length_exceeded", "maximum context length", "context length", "context window",
                     "too many tokens", "prompt is too long")
 _FILTER_PHRASES = ("content_filter", "content filter", "content_policy", "safety system")
-_RETRYABLE_STREAM_CODES = ("server_error", "rate_limit_exceeded", "overloaded", "internal_error", "timeout")
+# In-stream error codes worth retrying (transient server trouble), matched as substrings.
+_RETRYABLE_STREAM_CODES = ("server", "overloaded", "rate_limit", "internal", "timeout", "unavailable")
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -136,7 +137,7 @@ def translate_status_error(error: Any, context: ErrorContext) -> LLMError:
 def stream_error_event(code: str | None, message: str | None, context: ErrorContext) -> StreamError:
     """An error reported inside a 200 stream (Responses ``error`` / ``response.failed`` events)."""
     code_text = code or "error"
-    retryable = code_text in _RETRYABLE_STREAM_CODES
+    retryable = any(fragment in code_text.lower() for fragment in _RETRYABLE_STREAM_CODES)
     return StreamError(f"{context.where} reported an error inside the stream ({code_text}): {message or ''}",
                        retryable=retryable, **context.common())
 
