@@ -138,6 +138,19 @@ def tool_choice_to_chat(choice: str | dict[str, Any] | None) -> Any:
     return {"type": "function", "function": {"name": name}} if name else choice
 
 
+def response_format_to_chat(response_format: Any) -> dict[str, Any] | None:
+    """ChatRequest.response_format as Chat's ``response_format`` (None for plain text)."""
+    kind = getattr(response_format, "type", None)
+    if kind == "json":
+        return {"type": "json_object"}
+    if kind == "json_schema":
+        schema: dict[str, Any] = {"name": "response", "schema": response_format.json_schema}
+        if response_format.strict is not None:
+            schema["strict"] = response_format.strict
+        return {"type": "json_schema", "json_schema": schema}
+    return None
+
+
 # -- response -----------------------------------------------------------------------------------------
 
 

@@ -19,7 +19,13 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message, To
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
 from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
 
-from .chat_convert import chat_response_from_completion, messages_to_chat, tool_choice_to_chat, tools_to_chat
+from .chat_convert import (
+    chat_response_from_completion,
+    messages_to_chat,
+    response_format_to_chat,
+    tool_choice_to_chat,
+    tools_to_chat,
+)
 from .chat_stream import ChatStreamAccumulator
 from .config import API_KEY_ENV, BASE_URL_ENV, OpenAIConfig
 from .errors import ErrorContext, translate_error
@@ -27,6 +33,7 @@ from .pricing import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, KNOWN_MODELS, c
 from .responses_convert import (
     chat_response_from_responses,
     messages_to_responses,
+    response_format_to_responses,
     tool_choice_to_responses,
     tools_to_responses,
 )
@@ -239,6 +246,9 @@ class OpenAIProvider:
             params["reasoning"] = reasoning
         if reasoning is not None or converted.carries_reasoning:
             params["include"] = ["reasoning.encrypted_content"]
+        text_format = response_format_to_responses(request.response_format)
+        if text_format is not None:
+            params["text"] = {"format": text_format}
         return params
 
     def _chat_params(self, request: ChatRequest, messages: list[Message], model: str) -> dict[str, Any]:
@@ -253,7 +263,11 @@ class OpenAIProvider:
                 params["tool_choice"] = choice
         max_tokens = request.max_output_tokens or self.config.max_tokens
         if max_tokens is not None:
-            params["max_completion_tokens"] = max_tokens
+            # OpenAI deprecated max_tokens (reasoning models reject it); compatible servers may know only it.
+            params["max_tokens" if self.base_url else "max_completion_tokens"] = max_tokens
+        response_format = response_format_to_chat(request.response_format)
+        if response_format is not None:
+            params["response_format"] = response_format
         effort = request.reasoning_effort or self.config.reasoning_effort
         if effort is not None:
             params["reasoning_effort"] = effort

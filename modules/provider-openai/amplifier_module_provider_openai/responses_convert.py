@@ -177,6 +177,19 @@ def tool_choice_to_responses(choice: str | dict[str, Any] | None) -> Any:
     return choice
 
 
+def response_format_to_responses(response_format: Any) -> dict[str, Any] | None:
+    """ChatRequest.response_format as the Responses ``text.format`` value (None for plain text)."""
+    kind = getattr(response_format, "type", None)
+    if kind == "json":
+        return {"type": "json_object"}
+    if kind == "json_schema":
+        wire: dict[str, Any] = {"type": "json_schema", "name": "response", "schema": response_format.json_schema}
+        if response_format.strict is not None:
+            wire["strict"] = response_format.strict
+        return wire
+    return None
+
+
 # -- response -----------------------------------------------------------------------------------------
 
 

@@ -243,3 +243,16 @@ async def test_list_models_falls_back_to_the_catalog_when_the_server_is_unreacha
     models = await provider.list_models()
     assert "gpt-5.1" in [m.id for m in models]
     assert all(m.context_window > 0 for m in models)
+
+
+async def test_json_schema_response_format_is_sent_in_each_apis_shape(fake_api, make_provider):
+    fake_api.add(Turn(text="{}"), repeat=True)
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    wanted = {"type": "json_schema", "schema": schema, "strict": True}
+    await make_provider().complete(request(response_format=wanted))
+    await make_provider(api="chat", max_tokens=50).complete(request(response_format={"type": "json"}))
+    responses_body, chat_body = (r.json for r in fake_api.requests)
+    assert responses_body["text"] == {"format": {"type": "json_schema", "name": "response", "schema": schema,
+                                                 "strict": True}}
+    assert chat_body["response_format"] == {"type": "json_object"}
+    assert chat_body["max_tokens"] == 50, "a compatible server (base_url set) gets the classic max_tokens"
