@@ -34,9 +34,11 @@ class Loop:
         await hooks.emit("content_block:delta", {"block_index": 0, "delta": text})
         await hooks.emit("llm:response", {"provider": provider.name, "response": response})
         command = "curl -H 'Authorization: Bearer " + text + "'"
-        await hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": command}})
+        pre = await hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": command}})
+        would_run = pre.data["tool_input"]["command"]  # like loop-basic, run what the hooks hand back
         await hooks.emit("demo:custom", {"note": text})
         await context.add_message({"role": "assistant", "content": [{"type": "text", "text": text}]})
+        await context.add_message({"role": "tool", "tool_call_id": "c1", "content": would_run})
         await hooks.emit("prompt:complete", {"response": text})
         return text
 
@@ -112,6 +114,7 @@ async def test_fake_key_in_env_appears_nowhere_in_events_jsonl(tmp_path, fake_mo
         history = await session.coordinator.get("context").get_messages()
     assert FAKE_KEY in answer  # the session itself is untouched: redaction is for observers
     assert FAKE_KEY in history[0]["content"]
+    assert FAKE_KEY in history[-1]["content"]  # the tool input the loop got back from tool:pre
 
     text = (log_root / "sess-1" / "events.jsonl").read_text("utf-8")
     assert FAKE_KEY not in text and ANTHROPIC_LOOKALIKE not in text

@@ -2,8 +2,11 @@
 
 Runs first (priority -1000) on every kernel event and every event another module declares on the
 ``observability.events`` channel, and replaces secrets in the shared event data in place (nested containers
-the emitter owns are replaced by redacted copies, never mutated). It also offers its redactor as the
-capability ``redaction.redact`` so hooks that serialize data (hooks-logging) can redact what they write.
+the emitter owns are replaced by redacted copies, never mutated). A second handler runs last and puts the
+original values back, because emitters read the event data back from the emit result (loop-basic runs the
+``tool_input`` and stores the ``prompt`` it gets back): redaction is for observers, not a change to what the
+session does. It also offers its redactor as the capability ``redaction.redact`` so hooks that serialize
+data (hooks-logging) can redact what they write.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +34,7 @@ logger = logging.getLogger(__name__)
 MODULE_ID = "hooks-redaction"
 CAPABILITY = "redaction.redact"
 EVENTS_CHANNEL = "observability.events"
+MAX_PENDING_RESTORES = 256
 DEFAULT_ENV_VARS = [
     "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
 ]
@@ -40,6 +45,8 @@ class RedactionConfig(ModuleConfig):
     allowlist: list[str] = Field(default_factory=list)
     additional_events: list[str] = Field(default_factory=list)
     priority: int = -1000
+    keep_emitter_data: bool = True
+    restore_priority: int = 1_000_000
 
 
 def declared_event_names(values: list[Any]) -> list[str]:
@@ -63,12 +70,33 @@ class RedactionHook:
         self.redactor = SecretRedactor(literals, config.allowlist)
         self._registered: set[str] = set()
         self._unregister: list[Callable[[], None]] = []
+        # id(data) -> (data, changes) between the redacting and the restoring handler of one emit. Emits that
+        # a hook denies never reach the restorer, so the oldest entries are dropped past a bound.
+        self._pending: OrderedDict[int, tuple[dict[str, Any], list[tuple[Any, Any, Any]]]] = OrderedDict()
 
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
         if not isinstance(data, dict) or not data:
             return HookResult()
-        if self.redactor.redact_in_place(data):
-            return HookResult(action="modify", data=data)
+        changes = self.redactor.redact_in_place(data)
+        if not changes:
+            return HookResult()
+        if self.config.keep_emitter_data:
+            self._pending[id(data)] = (data, changes)
+            while len(self._pending) > MAX_PENDING_RESTORES:
+                self._pending.popitem(last=False)
+        # Not "modify": handlers share this dict already, and HookResult would hand on a copy of it, which
+        # the restoring handler could not recognise.
+        return HookResult()
+
+    async def restore(self, event: str, data: dict[str, Any]) -> HookResult:
+        """Last handler: give the emitter back its original values (unless a hook replaced them since)."""
+        if not isinstance(data, dict):
+            return HookResult()
+        entry = self._pending.pop(id(data), None)
+        if entry is not None and entry[0] is data:
+            for key, original, redacted in entry[1]:
+                if data.get(key) is redacted:
+                    data[key] = original
         return HookResult()
 
     def register(self, events: list[str]) -> None:
@@ -78,6 +106,9 @@ class RedactionHook:
             self._registered.add(event)
             self._unregister.append(self.coordinator.hooks.register(
                 event, self.handle, priority=self.config.priority, name=MODULE_ID))
+            if self.config.keep_emitter_data:
+                self._unregister.append(self.coordinator.hooks.register(
+                    event, self.restore, priority=self.config.restore_priority, name=f"{MODULE_ID}:restore"))
 
     async def register_declared(self) -> None:
         """Subscribe to the module events declared so far (capability list and channel contributions)."""
@@ -93,6 +124,7 @@ class RedactionHook:
             unregister()
         self._unregister.clear()
         self._registered.clear()
+        self._pending.clear()
 
 
 _hooks_by_coordinator: weakref.WeakKeyDictionary[Any, RedactionHook] = weakref.WeakKeyDictionary()

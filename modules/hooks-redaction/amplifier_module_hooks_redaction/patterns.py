@@ -104,10 +104,11 @@ class SecretRedactor:
         """A redacted copy of ``value`` (the same object when nothing needed redacting)."""
         return self.redact_value(value)[0]
 
-    def redact_in_place(self, data: dict[str, Any]) -> bool:
+    def redact_in_place(self, data: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
         """Replace the top-level values of ``data`` that held secrets; nested containers owned by the emitter
-        are not mutated (changed ones are replaced by redacted copies). Returns whether anything changed."""
-        changed_any = False
+        are not mutated (changed ones are replaced by redacted copies). Returns ``(key, original, redacted)``
+        for every replaced value, so the originals can be put back."""
+        changes: list[tuple[Any, Any, Any]] = []
         for key in list(data):
             if self._allowed(key, str(key)):
                 continue
@@ -118,5 +119,5 @@ class SecretRedactor:
                 new_item, changed = self.redact_value(item, str(key))
             if changed:
                 data[key] = new_item
-                changed_any = True
-        return changed_any
+                changes.append((key, item, new_item))
+        return changes

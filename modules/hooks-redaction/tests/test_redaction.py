@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import amplifier_module_hooks_redaction as redaction
@@ -115,7 +116,7 @@ async def mounted(monkeypatch, config=None) -> tuple[ModuleCoordinator, list]:
     seen: list = []
 
     async def observer(event, data):
-        seen.append((event, data))
+        seen.append((event, copy.deepcopy(data)))  # what it saw while it ran (originals come back later)
         return HookResult()
 
     for event in [*ALL_EVENTS, "custom:event"]:
@@ -132,6 +133,45 @@ async def test_later_handlers_see_redacted_data_and_the_emitters_objects_are_unt
     [(_, data)] = seen
     assert data["tool_input"]["command"] == f"echo {REDACTED}"
     assert tool_input["command"] == f"echo {FAKE_ENV_KEY}"
+
+
+async def test_the_emitter_gets_its_original_values_back_after_every_hook_ran(monkeypatch):
+    coordinator, seen = await mounted(monkeypatch)
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash",
+                                                      "tool_input": {"command": f"echo {FAKE_ENV_KEY}"}})
+    assert seen[0][1]["tool_input"]["command"] == f"echo {REDACTED}"
+    assert result.action == "continue"
+    assert result.data["tool_input"]["command"] == f"echo {FAKE_ENV_KEY}"  # what loop-basic would run
+
+
+async def test_a_value_a_later_hook_replaced_is_not_put_back(monkeypatch):
+    coordinator, _ = await mounted(monkeypatch)
+
+    async def rewrite(event, data):
+        data["prompt"] = "rewritten by a hook"
+        return HookResult()
+
+    coordinator.hooks.register("prompt:submit", rewrite, priority=5)
+    result = await coordinator.hooks.emit("prompt:submit", {"prompt": f"key {FAKE_ENV_KEY}"})
+    assert result.data["prompt"] == "rewritten by a hook"
+
+
+async def test_keep_emitter_data_false_hands_the_redacted_data_back(monkeypatch):
+    coordinator, _ = await mounted(monkeypatch, {"keep_emitter_data": False})
+    result = await coordinator.hooks.emit("prompt:submit", {"prompt": f"key {FAKE_ENV_KEY}"})
+    assert result.data["prompt"] == f"key {REDACTED}"
+
+
+async def test_denied_emits_do_not_pile_up_restore_records(monkeypatch):
+    coordinator, _ = await mounted(monkeypatch)
+
+    async def deny(event, data):
+        return HookResult(action="deny", reason="no")
+
+    coordinator.hooks.register("tool:pre", deny, priority=0)
+    for _ in range(redaction.MAX_PENDING_RESTORES + 50):
+        await coordinator.hooks.emit("tool:pre", {"tool_input": {"command": FAKE_ENV_KEY}})
+    assert len(redaction._hooks_by_coordinator[coordinator]._pending) == redaction.MAX_PENDING_RESTORES
 
 
 async def test_stream_deltas_are_redacted_too(monkeypatch):
