@@ -2,9 +2,10 @@
 
 Pure functions over the history and its cached per-message estimates, so both context managers share them
 and they are easy to test. The history is cut into *units*: a user or plain assistant message is a unit of
-one; an assistant message with ``tool_calls`` forms one unit with the tool results (and anything a hook
-injected) that follow it until every call is answered, so a call and its result are kept or dropped together.
-System messages are never part of a unit: they are always kept, in their original positions.
+one; an assistant message with ``tool_calls`` forms one unit with the tool results (and any user or system
+message a hook injected in between) that follow it until every call is answered, so a call and its result
+are kept or dropped together. System messages are never part of a unit: they are always kept, in their
+original positions.
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def split_units(messages: Sequence[dict[str, Any]], estimates: Sequence[int]) ->
                 following_role = following.get("role")
                 if following_role == "tool":
                     pending.discard(following.get("tool_call_id"))
-                elif not pending or following_role in ("assistant", "user"):
-                    break
+                elif not pending or following_role == "assistant":
+                    break  # a hook may inject user/system messages before the last result arrives
                 end += 1
         tokens = sum(estimates[position] for position in range(index, end)
                      if messages[position].get("role") != "system")

@@ -182,6 +182,22 @@ async def test_tool_calls_and_their_results_are_kept_or_dropped_together():
         manager._sticky_cut = None
 
 
+async def test_messages_injected_between_a_call_and_its_result_stay_in_the_calls_group():
+    manager, _ = small_manager()
+    await filled(manager, 6)
+    call, result = tool_turn("mid", "mid " + "m" * 400)
+    await manager.add_message(call)
+    await manager.add_message(user("injected by a hook while the tool ran"))
+    await manager.add_message(result)
+    await manager.add_message(assistant("done"))
+    for budget in (300, 700, 1200):
+        manager._sticky_cut = None
+        view = await manager.get_messages_for_request(token_budget=budget)
+        kept = {message.get("tool_call_id") for message in view if message["role"] == "tool"}
+        calls = {c["id"] for message in view for c in message.get("tool_calls") or []}
+        assert kept == calls
+
+
 async def test_view_after_the_system_messages_starts_with_a_user_message():
     manager, _ = small_manager()
     await filled(manager, 12)
