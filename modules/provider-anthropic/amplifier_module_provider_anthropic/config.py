@@ -33,7 +33,7 @@ class ThinkingConfig(ModuleConfig):
 class AnthropicConfig(ModuleConfig):
     api_key: str | None = None
     base_url: str | None = None
-    model: str = DEFAULT_MODEL
+    default_model: str = DEFAULT_MODEL
     max_tokens: int = Field(default=16384, ge=1)
     temperature: float | None = Field(default=None, ge=0.0, le=1.0)
     timeout: float = Field(default=600.0, gt=0)

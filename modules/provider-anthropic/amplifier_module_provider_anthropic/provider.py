@@ -85,14 +85,14 @@ class AnthropicProvider:
 
     # -- description ---------------------------------------------------------------------------------
     def get_info(self) -> ProviderInfo:
-        context_window, max_output = model_limits(self.config.model)
+        context_window, max_output = model_limits(self.config.default_model)
         return ProviderInfo(
             id=PROVIDER_NAME,
             display_name="Anthropic",
             credential_env_vars=[API_KEY_ENV],
             capabilities=["tools", "streaming", "thinking", "vision"],
             defaults={
-                "model": self.config.model,
+                "model": self.config.default_model,
                 "max_tokens": self.config.max_tokens,
                 "temperature": self.config.temperature,
                 "timeout": self.config.timeout,
@@ -104,8 +104,8 @@ class AnthropicProvider:
                             env_var=API_KEY_ENV),
                 ConfigField(id="base_url", display_name="Base URL", prompt="API base URL (blank for the default)",
                             env_var=BASE_URL_ENV, required=False),
-                ConfigField(id="model", display_name="Model", prompt="Model", required=False,
-                            default=self.config.model, choices=[spec.id for spec in KNOWN_MODELS]),
+                ConfigField(id="default_model", display_name="Model", prompt="Model", required=False,
+                            default=self.config.default_model, choices=[spec.id for spec in KNOWN_MODELS]),
             ],
         )
 
@@ -138,7 +138,7 @@ class AnthropicProvider:
 
     async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
         messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in request.messages]
-        model = kwargs.get("model") or request.model or self.config.model
+        model = kwargs.get("model") or request.model or self.config.default_model
         conversation = messages_to_wire(messages)
         await self._announce_repairs(conversation)
         params = self._build_params(request, conversation, model, kwargs)

@@ -266,7 +266,7 @@ async def test_reasoning_effort_on_the_request_turns_thinking_on(fake_api, make_
 
 async def test_adaptive_thinking_models_get_adaptive_thinking_without_a_budget(fake_api, make_provider):
     fake_api.add(Turn(text="ok"))
-    await make_provider(model="claude-opus-4-6", thinking={"enabled": True}).complete(ask())
+    await make_provider(default_model="claude-opus-4-6", thinking={"enabled": True}).complete(ask())
     assert fake_api.requests[-1].json["thinking"] == {"type": "adaptive"}
 
 
@@ -346,7 +346,7 @@ async def test_list_models_falls_back_to_the_static_list_when_the_api_is_unreach
 def test_get_info_describes_defaults_for_the_configured_model():
     from amplifier_module_provider_anthropic import AnthropicConfig, AnthropicProvider
 
-    config = AnthropicConfig(model="claude-3-5-haiku-20241022", max_tokens=1000)
+    config = AnthropicConfig(default_model="claude-3-5-haiku-20241022", max_tokens=1000)
     info = AnthropicProvider(config, api_key="k").get_info()
     assert info.id == "anthropic" and info.credential_env_vars == ["ANTHROPIC_API_KEY"]
     assert info.defaults["context_window"] == 200_000
@@ -370,7 +370,7 @@ async def test_session_cost_contribution_is_the_running_total(fake_api, make_pro
 
 async def test_cost_is_unknown_for_models_without_a_price(fake_api, make_provider):
     fake_api.add(Turn(text="a"))
-    provider = make_provider(model="fake-model-large")
+    provider = make_provider(default_model="fake-model-large")
     response = await provider.complete(ask())
     assert response.usage.cost_usd is None
     assert provider.session_cost() is None
