@@ -55,6 +55,14 @@ class UpdatesSettings(BaseModel):
     last_check: str | None = None
 
 
+class ApprovalSettings(BaseModel):
+    """Rules hooks-approval applies before asking (the REPL saves "Always allow" answers here, local scope)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[dict[str, Any]] | None = None
+
+
 class SettingsFile(BaseModel):
     """One settings file. Unknown keys are errors (with the closest valid key suggested)."""
 
@@ -66,6 +74,7 @@ class SettingsFile(BaseModel):
     modules: ModulesSettings | None = None
     collection_sources: dict[str, str] | None = None  # upstream compatibility; read, not used
     updates: UpdatesSettings | None = None
+    approval: ApprovalSettings | None = None
 
     @field_validator("sources", mode="before")
     @classmethod
