@@ -263,8 +263,10 @@ async def open_session(
         said = f" Providers said: {' | '.join(capture.lines)}" if capture.lines else ""
         raise ConfigError.single(no_provider_message(built.plan, built.profile_name) + said, key_path="providers")
 
-    inner_context = coordinator.get("context")
-    coordinator.mount_points["context"] = RecordingContext(inner_context, record.writer)
+    # A context that persists to the session transcript itself (context-persistent) is not wrapped:
+    # wrapping would write every message twice.
+    if coordinator.get_capability("context.transcript_path") != str(record.transcript_path):
+        coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
     live = LiveSession(session, record, built, paths, UsageTracker(), resumed=resumed_record is not None)
     live.usage.attach(coordinator.hooks)
     context = coordinator.get("context")
