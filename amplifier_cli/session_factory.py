@@ -171,6 +171,7 @@ async def open_session(
     """Build, mount and (when resuming) restore a session; raise ConfigError for anything the user must fix."""
     from .sources import make_resolver
 
+    located_by_caller = paths is not None or settings is not None
     paths = paths or AmplifierPaths.discover()
     settings = settings or load_settings(paths)
     store = session_store_for(paths)
@@ -184,6 +185,10 @@ async def open_session(
         except (SessionNotFoundError, AmbiguousSessionIdError) as error:
             raise ConfigError.single(str(error), fix="run `amplifier session list --all-projects` to see ids") from None
         saved = resumed_record.metadata
+        if not located_by_caller and Path(saved.cwd) != paths.cwd and Path(saved.cwd).is_dir():
+            # Resume where the session ran, from any directory: its project's profiles, settings and cwd.
+            paths = AmplifierPaths.discover(cwd=Path(saved.cwd))
+            settings = load_settings(paths)
         request.profile = request.profile or saved.profile
         request.provider = request.provider or (saved.provider if saved.provider_selected else None)
         request.model = request.model or saved.model_selected
