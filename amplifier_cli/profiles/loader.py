@@ -18,6 +18,7 @@ from .schema import REMOVED_UPSTREAM_KEYS, ProfileFile
 
 PROFILE_SUFFIXES = (".yaml", ".yml", ".md")
 DEFAULT_PROFILE = "default"
+PROFILE_ONLY_KEYS = ("profile", "exclude", "instruction", "project_instructions")  # not part of the mount plan
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class LoadedProfile:
     description: str | None = None
     version: str | None = None
     provenance: dict[str, str] = field(default_factory=dict)  # "tools:tool-bash" -> profile that last set it
+    project_instructions: bool = True  # add AGENTS.md / AMPLIFIER.md to new sessions
 
 
 def search_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
@@ -147,7 +149,7 @@ def load_profile_at(location: ProfileLocation, paths: AmplifierPaths) -> LoadedP
         if data.get("instruction") is not None:
             instruction = data["instruction"]
     leaf_meta = chain[0][1].get("profile") or {}
-    plan = {key: value for key, value in merged.items() if key not in ("profile", "exclude", "instruction")}
+    plan = {key: value for key, value in merged.items() if key not in PROFILE_ONLY_KEYS}
     _validate_merged(plan, chain)
     return LoadedProfile(
         name=location.name,
@@ -158,6 +160,7 @@ def load_profile_at(location: ProfileLocation, paths: AmplifierPaths) -> LoadedP
         description=leaf_meta.get("description"),
         version=leaf_meta.get("version"),
         provenance=provenance,
+        project_instructions=merged.get("project_instructions") is not False,
     )
 
 
@@ -218,7 +221,7 @@ def merge_profile_data(parent: dict[str, Any], child: dict[str, Any]) -> dict[st
                 if entry is not None:
                     session[role] = entry
             merged["session"] = session
-        elif key in ("agents", "instruction"):
+        elif key in ("agents", "instruction", "project_instructions"):
             merged[key] = copy.deepcopy(value)
         else:
             merged[key] = deep_merge(base.get(key), value)

@@ -48,6 +48,8 @@ class ProfileFile(MountPlanSections):
     profile: ProfileMeta | None = None
     exclude: ExcludeSection | None = None
     instruction: str | None = None
+    # load AGENTS.md / AMPLIFIER.md from the user config dir and the project root (default true)
+    project_instructions: bool | None = None
 
     @field_validator("instruction", mode="before")
     @classmethod
