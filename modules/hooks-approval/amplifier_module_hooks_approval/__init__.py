@@ -1,5 +1,143 @@
-"""hooks-approval: placeholder until the module lands."""
+"""hooks-approval: gates tool calls on `tool:pre` by rules, and asks the user (through the app's approval
+system, via HookResult ask_user) when a rule says ask.
+
+Shell lines are judged command by command (`shell_split.py`, copied from tool-bash). Rules come from, in this
+order of strength per call: deny > ask > allow among the rules that match; with no matching rule a tool in
+`ask_tools` is asked for and anything else gets `default_action`.
+
+Capabilities: reads `approval.rules` (saved rules, a list of rule dicts, registered by the app) at mount;
+registers `approval.remember(prompt) -> dict | None`, which turns the pending request shown with ``prompt``
+into an allow rule, adds it to the live rules and returns it so the app can save it ("Always allow").
+"""
 
 from __future__ import annotations
 
+import logging
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from amplifier_core import HookResult, events
+from amplifier_core.module_config import ModuleConfig, parse_module_config
+
+from .prompt_text import approval_prompt, risk_level
+from .rules import Rule, RuleBook, Verdict, remembered_rule
+
 __amplifier_module_type__ = "hook"
+__all__ = ["ApprovalConfig", "ApprovalHook", "Rule", "mount"]
+
+logger = logging.getLogger(__name__)
+
+PRIORITY = -10  # before display and logging hooks, after redaction
+SAVED_RULES_CAPABILITY = "approval.rules"
+REMEMBER_CAPABILITY = "approval.remember"
+OPTIONS = ["Allow once", "Always allow", "Deny"]
+
+
+class ApprovalConfig(ModuleConfig):
+    rules: list[Rule] = []
+    ask_tools: list[str] = ["bash", "write_file", "edit_file"]
+    default_action: Literal["allow", "ask", "deny"] = "allow"
+    shell_tools: list[str] = ["bash"]
+    read_only_commands: list[str] = ["ls", "pwd", "echo", "git status"]
+    path_args: list[str] = ["file_path", "path"]
+    timeout: float = 300.0
+    timeout_action: Literal["allow", "deny"] = "deny"
+    use_saved_rules: bool = True
+
+
+class ApprovalHook:
+    """The `tool:pre` handler plus the memory of requests waiting for an answer."""
+
+    def __init__(self, config: ApprovalConfig, saved_rules: list[Rule], hooks: Any) -> None:
+        self.config = config
+        self.book = RuleBook(
+            rules=[*config.rules, *saved_rules],
+            ask_tools=config.ask_tools,
+            default_action=config.default_action,
+            shell_tools=config.shell_tools,
+            read_only_commands=config.read_only_commands,
+        )
+        self.hooks = hooks
+        self._pending: dict[str, Rule] = {}  # prompt shown -> rule that "Always allow" would save
+
+    async def on_tool_pre(self, event: str, data: dict[str, Any]) -> HookResult:
+        tool_name = str(data.get("tool_name") or "")
+        tool_input = data.get("tool_input")
+        if not isinstance(tool_input, dict):
+            tool_input = {}
+        verdict = self.book.judge(tool_name, tool_input)
+        if verdict.action == "allow":
+            if verdict.rule is not None or verdict.pending or self.book.fallback(tool_name) != "allow":
+                await self._emit(events.APPROVAL_GRANTED, {"tool_name": tool_name, "reason": verdict.reason})
+            return HookResult()
+        if verdict.action == "deny":
+            reason = f"{tool_name} denied by approval rules: {verdict.reason}"
+            await self._emit(events.APPROVAL_DENIED, {"tool_name": tool_name, "reason": reason})
+            return HookResult(action="deny", reason=reason)
+        return await self._ask(tool_name, tool_input, verdict, data)
+
+    async def _ask(self, tool_name: str, tool_input: dict[str, Any], verdict: Verdict,
+                   data: dict[str, Any]) -> HookResult:
+        shell = self.book.is_shell(tool_name)
+        rule = remembered_rule(tool_name, tool_input, verdict, shell, self.config.path_args)
+        risk = risk_level(tool_name, shell, self.config.ask_tools)
+        prompt = approval_prompt(tool_name, tool_input, verdict, risk, rule, shell)
+        if prompt in self._pending:  # same request twice (parallel calls): keep the prompts apart
+            prompt = f"{prompt}\n(call {data.get('tool_call_id') or len(self._pending)})"
+        self._pending[prompt] = rule
+        await self._emit(events.APPROVAL_REQUIRED, {
+            "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
+        })
+        return HookResult(
+            action="ask_user",
+            approval_prompt=prompt,
+            approval_options=list(OPTIONS),
+            approval_timeout=self.config.timeout,
+            approval_default=self.config.timeout_action,
+            reason=verdict.reason,
+        )
+
+    def remember(self, prompt: str) -> dict[str, Any] | None:
+        """Make the request shown with ``prompt`` an allow rule from now on; returns the rule to save."""
+        rule = self._pending.pop(prompt, None)
+        if rule is None:
+            return None
+        if rule not in self.book.rules:
+            self.book.rules.append(rule)
+        return rule.as_dict()
+
+    async def _emit(self, event: str, payload: dict[str, Any]) -> None:
+        try:
+            await self.hooks.emit(event, payload)
+        except Exception:  # an observer failing must not change the decision
+            logger.exception("emitting %s failed", event)
+
+
+def load_saved_rules(value: Any) -> list[Rule]:
+    """Rules the app saved (capability `approval.rules`); a broken one is skipped with a warning, so a bad
+    settings entry never stops a session."""
+    if not isinstance(value, list):
+        return []
+    rules = []
+    for index, item in enumerate(value):
+        try:
+            rules.append(Rule.model_validate(item))
+        except ValidationError as error:
+            logger.warning("hooks-approval: saved rule %d (%r) ignored: %s", index, item,
+                           error.errors()[0].get("msg") if error.errors() else error)
+    return rules
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None):
+    settings = parse_module_config(ApprovalConfig, config, "hooks-approval")
+    saved = load_saved_rules(coordinator.get_capability(SAVED_RULES_CAPABILITY)) if settings.use_saved_rules else []
+    hook = ApprovalHook(settings, saved, coordinator.hooks)
+    unregister = coordinator.hooks.register(events.TOOL_PRE, hook.on_tool_pre, priority=PRIORITY,
+                                            name="hooks-approval")
+    coordinator.register_capability(REMEMBER_CAPABILITY, hook.remember)
+
+    def cleanup() -> None:
+        unregister()
+
+    return cleanup

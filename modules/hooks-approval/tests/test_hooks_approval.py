@@ -1,0 +1,183 @@
+"""hooks-approval: rule decisions (per shell command), ask_user requests, remembered rules, saved rules."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import amplifier_module_hooks_approval as approval
+import pytest
+
+from amplifier_core import AmplifierSession
+from amplifier_core.module_config import ModuleConfigError
+from amplifier_core.testing import MockApprovalSystem, MockCoordinator
+
+
+async def mounted(config: dict | None = None, saved: list | None = None) -> MockCoordinator:
+    coordinator = MockCoordinator()
+    if saved is not None:
+        coordinator.register_capability("approval.rules", saved)
+    cleanup = await approval.mount(coordinator, config or {})
+    coordinator.register_cleanup(cleanup)
+    return coordinator
+
+
+async def pre(coordinator: MockCoordinator, tool: str, **tool_input):
+    return await coordinator.hooks.emit("tool:pre", {"tool_name": tool, "tool_input": tool_input,
+                                                     "tool_call_id": "c1"})
+
+
+async def test_bash_is_asked_for_with_three_choices_by_default() -> None:
+    result = await pre(await mounted(), "bash", command="touch a.txt")
+    assert result.action == "ask_user"
+    assert result.approval_options == ["Allow once", "Always allow", "Deny"]
+    assert "Command: touch a.txt" in result.approval_prompt and "Risk: high" in result.approval_prompt
+    assert result.approval_default == "deny" and result.approval_timeout == 300.0
+
+
+async def test_read_only_tools_and_read_only_commands_pass_without_asking() -> None:
+    coordinator = await mounted()
+    assert (await pre(coordinator, "read_file", file_path="a.txt")).action == "continue"
+    assert (await pre(coordinator, "bash", command="ls -la && pwd")).action == "continue"
+
+
+async def test_write_and_edit_tools_are_asked_for_with_medium_risk() -> None:
+    coordinator = await mounted()
+    for tool in ("write_file", "edit_file"):
+        result = await pre(coordinator, tool, file_path="notes.txt", content="x")
+        assert result.action == "ask_user" and "Risk: medium" in result.approval_prompt
+
+
+async def test_a_read_only_prefix_cannot_carry_another_command() -> None:
+    result = await pre(await mounted(), "bash", command="ls; rm -rf build")
+    assert result.action == "ask_user"
+    assert "Needs approval: rm -rf build" in result.approval_prompt
+
+
+async def test_redirecting_output_of_a_read_only_command_is_asked_for() -> None:
+    assert (await pre(await mounted(), "bash", command="echo hi > ~/.bashrc")).action == "ask_user"
+
+
+async def test_a_deny_rule_on_any_command_of_the_line_denies_the_call() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "git *", "action": "allow"},
+                                           {"tool": "bash", "command": "rm *", "action": "deny"}]})
+    result = await pre(coordinator, "bash", command="git status && echo $(rm -rf ~)")
+    assert result.action == "deny" and "rm -rf ~" in result.reason
+
+
+async def test_an_allow_rule_must_cover_every_command_of_the_line() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "git *"}]})
+    assert (await pre(coordinator, "bash", command="git status && git diff")).action == "continue"
+    result = await pre(coordinator, "bash", command="git status; curl example.com")
+    assert result.action == "ask_user" and "Needs approval: curl example.com" in result.approval_prompt
+
+
+async def test_plain_patterns_match_the_whole_command_exactly() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "make test"}]})
+    assert (await pre(coordinator, "bash", command="make   test")).action == "continue"
+    assert (await pre(coordinator, "bash", command="make test-all")).action == "ask_user"
+
+
+async def test_argument_patterns_allow_matching_paths_only() -> None:
+    coordinator = await mounted({"rules": [{"tool": "write_file", "args": {"file_path": "docs/*"}}]})
+    assert (await pre(coordinator, "write_file", file_path="docs/a.md", content="")).action == "continue"
+    assert (await pre(coordinator, "write_file", file_path="src/a.py", content="")).action == "ask_user"
+
+
+async def test_regex_patterns_and_a_deny_default_for_unlisted_tools() -> None:
+    coordinator = await mounted({"default_action": "deny", "rules": [{"tool": "web_*", "args": {"url": "re:^https://docs\\."}}]})
+    assert (await pre(coordinator, "web_fetch", url="https://docs.python.org")).action == "continue"
+    assert (await pre(coordinator, "web_fetch", url="https://evil.example")).action == "deny"
+
+
+async def test_always_allow_turns_the_pending_request_into_a_rule_used_from_then_on() -> None:
+    coordinator = await mounted()
+    asked = await pre(coordinator, "bash", command="ls && touch a.txt")
+    remember = coordinator.get_capability("approval.remember")
+    rule = remember(asked.approval_prompt)
+    assert rule == {"tool": "bash", "command": "touch a.txt", "action": "allow"}
+    assert remember(asked.approval_prompt) is None  # consumed
+    assert (await pre(coordinator, "bash", command="touch a.txt")).action == "continue"
+    assert (await pre(coordinator, "bash", command="touch b.txt")).action == "ask_user"
+
+
+async def test_remembered_file_rules_name_the_exact_path_even_with_glob_characters() -> None:
+    coordinator = await mounted()
+    asked = await pre(coordinator, "write_file", file_path="a[1].txt", content="x")
+    rule = coordinator.get_capability("approval.remember")(asked.approval_prompt)
+    assert rule["args"] == {"file_path": "re:^a\\[1\\]\\.txt$"}
+    assert (await pre(coordinator, "write_file", file_path="a[1].txt", content="y")).action == "continue"
+    assert (await pre(coordinator, "write_file", file_path="a1.txt", content="y")).action == "ask_user"
+
+
+async def test_saved_rules_from_the_app_capability_apply_and_broken_ones_are_skipped(caplog) -> None:
+    with caplog.at_level(logging.WARNING):
+        coordinator = await mounted(saved=[{"tool": "bash", "command": "touch a.txt"}, {"tool": "bash", "bogus": 1}])
+    assert (await pre(coordinator, "bash", command="touch a.txt")).action == "continue"
+    assert "saved rule 1" in caplog.text
+
+
+async def test_use_saved_rules_false_ignores_the_capability() -> None:
+    coordinator = await mounted({"use_saved_rules": False}, saved=[{"tool": "bash"}])
+    assert (await pre(coordinator, "bash", command="touch a.txt")).action == "ask_user"
+
+
+async def test_timeout_and_timeout_action_reach_the_request() -> None:
+    result = await pre(await mounted({"timeout": 5, "timeout_action": "allow"}), "bash", command="make")
+    assert result.approval_timeout == 5 and result.approval_default == "allow"
+
+
+async def test_approval_events_are_emitted_for_ask_and_deny() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "rm *", "action": "deny"}]})
+    seen: list[tuple[str, dict]] = []
+
+    async def record(event, data):
+        seen.append((event, data))
+
+    for event in ("approval:required", "approval:denied"):
+        coordinator.hooks.register(event, record)
+    await pre(coordinator, "bash", command="make")
+    await pre(coordinator, "bash", command="rm x")
+    assert [event for event, _ in seen] == ["approval:required", "approval:denied"]
+    assert seen[0][1]["risk_level"] == "high" and seen[0][1]["commands"] == ["make"]
+
+
+async def test_unknown_config_keys_name_the_closest_valid_key() -> None:
+    with pytest.raises(ModuleConfigError, match="ask_tools"):
+        await approval.mount(MockCoordinator(), {"ask_tool": ["bash"]})
+
+
+async def test_in_a_session_a_denied_call_never_runs_and_an_allowed_one_does(tmp_path: Path) -> None:
+    target = tmp_path / "made.txt"
+    script = [
+        {"tool_calls": [{"name": "write_file", "arguments": {"file_path": str(target), "content": "x"}}]},
+        {"text": "first done"},
+        {"tool_calls": [{"name": "write_file", "arguments": {"file_path": str(target), "content": "y"}}]},
+        {"text": "second done"},
+    ]
+    plan = {
+        "session": {"orchestrator": "loop-basic", "context": "context-simple"},
+        "providers": [{"module": "provider-scripted", "config": {"script": script}}],
+        "tools": [{"module": "tool-filesystem", "config": {"allowed_write_paths": [str(tmp_path)]}}],
+        "hooks": [{"module": "hooks-approval"}],
+    }
+    answers = MockApprovalSystem("Deny")
+    session = AmplifierSession(plan, approval_system=answers)
+    session.coordinator.register_capability("session.working_dir", str(tmp_path))
+    await session.initialize()
+    try:
+        await session.execute("write it")
+        assert not target.exists()
+        answers.answer = "Allow once"
+        await session.execute("write it again")
+        assert target.read_text() == "y"
+        assert len(answers.requests) == 2 and "Tool: write_file" in answers.requests[0]["prompt"]
+    finally:
+        await session.cleanup()
+
+
+async def test_passes_the_kernel_hook_validator() -> None:
+    from amplifier_core.validation import HookValidator
+
+    result = await HookValidator().validate(Path(__file__).parents[1] / "amplifier_module_hooks_approval")
+    assert result.passed, result.summary()
