@@ -152,7 +152,7 @@ class AgentLoop:
                 await self._seal(turn, closing_note=CANCELLED_NOTE)
                 return "", "cancelled"
             if limit != -1 and turn.calls_made >= limit:
-                return await self._wrap_up(turn)
+                return await self._wrap_up(turn, tool_specs)
             response = await self._call_provider(turn, tool_specs)
             if response is None:
                 await self._seal(turn, closing_note=CANCELLED_NOTE)
@@ -171,10 +171,11 @@ class AgentLoop:
             await turn.context.add_message(assistant_message(response, []))
             return answer_text(response), "success"
 
-    async def _wrap_up(self, turn: _Turn) -> tuple[str, str]:
-        """After max_iterations: one more call without tools, asking for a plain-text summary. Whatever the
+    async def _wrap_up(self, turn: _Turn, tool_specs: list[ToolSpec]) -> tuple[str, str]:
+        """After max_iterations: one more call asking for a plain-text summary, with tool_choice "none" (the
+        tools stay declared because APIs such as Anthropic's reject tool history without them). Whatever the
         model answers, the turn returns text and stores no unanswered tool call."""
-        response = await self._call_provider(turn, [], wrap_up=True)
+        response = await self._call_provider(turn, tool_specs, wrap_up=True)
         if response is None:
             await self._seal(turn, closing_note=CANCELLED_NOTE)
             return "", "cancelled"
@@ -226,6 +227,7 @@ class AgentLoop:
         request = ChatRequest(
             messages=[Message.model_validate(message) for message in messages],
             tools=tool_specs or None,
+            tool_choice="none" if wrap_up and tool_specs else None,
             stream=self.stream,
             model=choice.model,
             reasoning_effort=self.config.reasoning_effort,

@@ -93,12 +93,13 @@ async def test_running_tools_are_registered_with_the_cancellation_token(harness)
     assert seen == [{"c1"}] and harness.coordinator.cancellation.running_tools == set()
 
 
-async def test_max_iterations_ends_with_a_text_wrap_up_made_without_tools(harness) -> None:
+async def test_max_iterations_ends_with_a_text_wrap_up_that_forbids_tool_calls(harness) -> None:
     wrap_up = call(("echo", {}, "late"), text="Summary: did two things.")
     provider = FakeProvider(call(("echo", {}, "c1")), call(("echo", {}, "c2")), wrap_up)
     answer = await harness.run("q", provider, [EchoTool()], max_iterations=2)
     assert answer == "Summary: did two things."
-    assert provider.requests[2].tools is None and provider.requests[1].tools is not None
+    assert provider.requests[1].tool_choice is None
+    assert provider.requests[2].tool_choice == "none" and [t.name for t in provider.requests[2].tools] == ["echo"]
     assert "Do not call any tools" in provider.requests[2].messages[-1].content
     last = harness.messages[-1]
     assert last == {"role": "assistant", "content": [{"type": "text", "text": "Summary: did two things."}]}
