@@ -1,0 +1,36 @@
+"""A sub-agent's mount plan: its parent's plan with the agent's partial plan merged over it, by the same
+rules as profile inheritance (module lists by id, config deep-merged, `exclude` applied first)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..plan import preferred_provider
+from ..profiles.loader import merge_profile_data
+from .definitions import AgentDefinition
+
+
+def plan_for_agent(
+    parent_plan: dict[str, Any], agent: AgentDefinition, *, exclude: dict[str, list[str]] | None = None
+) -> dict[str, Any]:
+    """The child's plan. `exclude` (module ids per section, e.g. tool-task's `exclude_tools`) is applied on
+    top of the agent's own `exclude:`. The result's `agents` lists the names the child may delegate to."""
+    overlay: dict[str, Any] = copy.deepcopy(agent.plan)
+    combined_exclude = {key: list(value) if isinstance(value, list) else value
+                        for key, value in agent.exclude.items() if key != "agents"}
+    for section, ids in (exclude or {}).items():
+        current = combined_exclude.get(section)
+        if current == "all" or not ids:
+            continue
+        combined_exclude[section] = [*(current or []), *ids]
+    if combined_exclude:
+        overlay["exclude"] = combined_exclude
+    base = {key: value for key, value in parent_plan.items() if key != "agents"}
+    plan = merge_profile_data(base, overlay)
+    if agent.model:
+        providers = plan.get("providers") or []
+        if providers:
+            target = preferred_provider(providers)
+            target["config"] = {**(target.get("config") or {}), "default_model": agent.model}
+    return plan
