@@ -4,6 +4,7 @@ turn, print the result in the chosen format, and map the outcome to an exit code
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -75,6 +76,25 @@ def _result_record(
     return record
 
 
+_SECRET_ENV_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+
+
+def _redacted(live: LiveSession, text: str) -> str:
+    """``text`` without secrets, for errors printed to the terminal: servers sometimes echo the key back.
+
+    Uses hooks-redaction's redactor when the profile mounts it, and always masks credential env values."""
+    redact = live.coordinator.get_capability("redaction.redact")
+    if callable(redact):
+        try:
+            text = str(redact(text))
+        except Exception:  # a broken redactor must not hide the error itself
+            pass
+    for name, value in os.environ.items():
+        if len(value) >= 8 and name.upper().endswith(_SECRET_ENV_SUFFIXES) and value in text:
+            text = text.replace(value, f"[{name} redacted]")
+    return text
+
+
 async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
     started = time.monotonic()
     fmt = options.output_format
@@ -124,7 +144,7 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
                 write_json_line(sys.stdout, _result_record(live, "interrupted", None, started))
             return EXIT_INTERRUPTED
         except LLMError as error:
-            message = f"{type(error).__name__}: {error}"
+            message = _redacted(live, f"{type(error).__name__}: {error}")
             sys.stderr.write(f"Error: {message}\n")
             if fmt != "text":
                 write_json_line(sys.stdout, _result_record(live, "error", None, started, message))
