@@ -75,6 +75,7 @@ class LiveSession:
     usage: UsageTracker
     resumed: bool
     warnings: list[str] = field(default_factory=list)
+    instruction_files: list[Path] = field(default_factory=list)  # AGENTS.md / AMPLIFIER.md (+ includes) loaded
 
     @property
     def session_id(self) -> str:
@@ -238,6 +239,10 @@ async def open_session(
     coordinator.register_capability("session.working_dir", str(paths.cwd))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
+    from .agents import SubAgentSpawner
+
+    spawner = SubAgentSpawner(paths, settings)  # session.spawn / session.resume / session.depth / agents.catalog
+    spawner.register(coordinator, built, capabilities or {})
     for name, value in (capabilities or {}).items():
         coordinator.register_capability(name, value)
 
@@ -274,6 +279,8 @@ async def open_session(
         coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
     live = LiveSession(session, record, built, paths, UsageTracker(), resumed=resumed_record is not None)
     live.usage.attach(coordinator.hooks)
+    spawner.bind(live)
+    live.warnings.extend(spawner.warnings)
     context = coordinator.get("context")
     if resumed_record is not None:
         read = record.read_transcript()
@@ -285,8 +292,20 @@ async def open_session(
                 "mid-turn); marked them interrupted"
             )
         await context.set_messages(messages)
-    elif built.instruction:
-        await context.add_message({"role": "system", "content": built.instruction})
+        from .instructions import instruction_files_in
+
+        live.instruction_files = instruction_files_in(messages)
+    else:
+        if built.instruction:
+            await context.add_message({"role": "system", "content": built.instruction})
+        if built.profile.project_instructions:
+            from .instructions import load_project_instructions
+
+            loaded = load_project_instructions(paths)
+            live.warnings.extend(loaded.notes)
+            live.instruction_files = loaded.files
+            if (message := loaded.message()) is not None:
+                await context.add_message(message)
     record.save_metadata(provider=live.provider_name, model=live.model_name)
     return live
 
