@@ -1,11 +1,19 @@
-"""Small shared utilities: retry with backoff, error classification, truncation and redaction."""
+"""Small shared utilities: retry with backoff and HTTP retry hints, error classification, truncation and
+redaction. Provider call mechanism lives in ``provider_support`` and ``status_errors`` (import them directly)."""
 
 from __future__ import annotations
 
-from .retry import RetryConfig, classify_error_message, compute_delay, retry_with_backoff
+from .retry import (
+    RetryConfig,
+    classify_error_message,
+    compute_delay,
+    parse_retry_after,
+    parse_should_retry,
+    retry_with_backoff,
+)
 from .truncate import SENSITIVE_KEYS, redact_secrets, truncate_values
 
 __all__ = [
-    "SENSITIVE_KEYS", "RetryConfig", "classify_error_message", "compute_delay", "redact_secrets",
-    "retry_with_backoff", "truncate_values",
+    "SENSITIVE_KEYS", "RetryConfig", "classify_error_message", "compute_delay", "parse_retry_after",
+    "parse_should_retry", "redact_secrets", "retry_with_backoff", "truncate_values",
 ]

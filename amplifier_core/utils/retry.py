@@ -1,12 +1,15 @@
-"""Exponential backoff for retryable LLM errors, and classification of raw error messages."""
+"""Exponential backoff for retryable LLM errors, the retry hints HTTP APIs send, and classification of raw
+error messages."""
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..llm_errors import (
     AccessDeniedError,
@@ -52,8 +55,12 @@ async def retry_with_backoff(
     config: RetryConfig | None = None,
     *,
     on_retry: Callable[[int, float, LLMError], Awaitable[None]] | None = None,
+    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
 ) -> T:
-    """Run ``operation``; retry only ``LLMError``s marked retryable, up to ``max_retries`` more times."""
+    """Run ``operation``; retry only ``LLMError``s marked retryable, up to ``max_retries`` more times.
+
+    ``sleep`` waits out each backoff delay; a test passes a recorder to see the delays without waiting.
+    """
     config = config or RetryConfig()
     attempt = 0
     while True:
@@ -66,7 +73,33 @@ async def retry_with_backoff(
             attempt += 1
             if on_retry is not None:
                 await on_retry(attempt, delay, error)
-            await asyncio.sleep(delay)
+            await sleep(delay)
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date); None if absent."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        return None if parsed is None else max(email.utils.mktime_tz(parsed) - time.time(), 0.0)
+
+
+def parse_should_retry(headers: Any) -> bool | None:
+    """The server's own verdict from ``x-should-retry`` (``true``/``false``); None when it gave none."""
+    value = ((headers.get("x-should-retry") if headers is not None else None) or "").lower()
+    return True if value == "true" else False if value == "false" else None
 
 
 def classify_error_message(

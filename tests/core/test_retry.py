@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
+import inspect
+import time
 
 import pytest
+from sessionkit import SleepRecorder
 
 from amplifier_core.llm_errors import (
     AccessDeniedError,
@@ -18,19 +22,13 @@ from amplifier_core.llm_errors import (
     RateLimitError,
 )
 from amplifier_core.utils import RetryConfig, classify_error_message, retry_with_backoff
-from amplifier_core.utils.retry import compute_delay
+from amplifier_core.utils.retry import compute_delay, parse_retry_after, parse_should_retry
 
 
 @pytest.fixture
-def slept(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Record requested sleeps instead of waiting."""
-    delays: list[float] = []
-
-    async def fake_sleep(delay: float) -> None:
-        delays.append(delay)
-
-    monkeypatch.setattr(asyncio, "sleep", fake_sleep)
-    return delays
+def slept() -> SleepRecorder:
+    """Pass as ``sleep=``: records requested sleeps instead of waiting."""
+    return SleepRecorder()
 
 
 def failing(errors: list[BaseException], result: str = "ok"):
@@ -54,14 +52,14 @@ def test_retry_config_defaults() -> None:
 async def test_retry_backoff_no_retry_for_non_retryable_error(slept: list[float]) -> None:
     operation, calls = failing([AuthenticationError("bad key")])
     with pytest.raises(AuthenticationError):
-        await retry_with_backoff(operation, RetryConfig(jitter=0))
+        await retry_with_backoff(operation, RetryConfig(jitter=0), sleep=slept)
     assert len(calls) == 1 and slept == []
 
 
 async def test_retry_backoff_no_retry_for_non_llm_exception(slept: list[float]) -> None:
     operation, calls = failing([RuntimeError("bug")])
     with pytest.raises(RuntimeError):
-        await retry_with_backoff(operation)
+        await retry_with_backoff(operation, sleep=slept)
     assert len(calls) == 1 and slept == []
 
 
@@ -69,7 +67,7 @@ async def test_retry_backoff_makes_max_retries_plus_one_calls_then_reraises_last
     errors = [RateLimitError(f"e{i}") for i in range(5)]
     operation, calls = failing(list(errors))
     with pytest.raises(RateLimitError, match="e2"):
-        await retry_with_backoff(operation, RetryConfig(max_retries=2, jitter=0))
+        await retry_with_backoff(operation, RetryConfig(max_retries=2, jitter=0), sleep=slept)
     assert len(calls) == 3
     assert slept == [1.0, 2.0]
 
@@ -77,7 +75,7 @@ async def test_retry_backoff_makes_max_retries_plus_one_calls_then_reraises_last
 async def test_retry_backoff_zero_retries_means_single_attempt(slept: list[float]) -> None:
     operation, calls = failing([RateLimitError("x")])
     with pytest.raises(RateLimitError):
-        await retry_with_backoff(operation, RetryConfig(max_retries=0))
+        await retry_with_backoff(operation, RetryConfig(max_retries=0), sleep=slept)
     assert len(calls) == 1
 
 
@@ -89,7 +87,8 @@ async def test_retry_backoff_succeeds_after_transient_errors() -> None:
 
 async def test_retry_backoff_delay_capped_at_max_delay(slept: list[float]) -> None:
     operation, _ = failing([RateLimitError("x") for _ in range(4)])
-    await retry_with_backoff(operation, RetryConfig(max_retries=4, min_delay=10, max_delay=25, jitter=0))
+    await retry_with_backoff(operation, RetryConfig(max_retries=4, min_delay=10, max_delay=25, jitter=0),
+                             sleep=slept)
     assert slept == [10, 20, 25, 25]
 
 
@@ -127,7 +126,7 @@ async def test_on_retry_receives_one_based_attempt_delay_and_error(slept: list[f
         seen.append((attempt, delay, str(error)))
 
     operation, _ = failing(list(errors))
-    await retry_with_backoff(operation, RetryConfig(jitter=0), on_retry=on_retry)
+    await retry_with_backoff(operation, RetryConfig(jitter=0), on_retry=on_retry, sleep=slept)
     assert seen == [(1, 1.0, "a"), (2, 2.0, "b")]
     assert slept == [1.0, 2.0]
 
@@ -135,8 +134,37 @@ async def test_on_retry_receives_one_based_attempt_delay_and_error(slept: list[f
 async def test_retry_with_none_config_uses_defaults(slept: list[float]) -> None:
     operation, calls = failing([RateLimitError("x") for _ in range(10)])
     with pytest.raises(RateLimitError):
-        await retry_with_backoff(operation, None)
+        await retry_with_backoff(operation, None, sleep=slept)
     assert len(calls) == 4
+
+
+
+def test_retry_waits_with_asyncio_sleep_unless_given_another_sleep() -> None:
+    assert inspect.signature(retry_with_backoff).parameters["sleep"].default is asyncio.sleep
+
+
+# -- retry hints in HTTP headers (moved here from provider-anthropic, which both providers now share) -------
+def test_retry_after_ms_wins_over_retry_after_seconds():
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    assert parse_retry_after({"retry-after": "2.5"}) == 2.5
+    future = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 <= parse_retry_after({"retry-after": future}) <= 31
+
+
+def test_missing_or_garbage_retry_after_is_none():
+    assert parse_retry_after({}) is None
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after(None) is None
+
+
+def test_x_should_retry_header_is_the_servers_verdict_or_none():
+    assert parse_should_retry({"x-should-retry": "TRUE"}) is True
+    assert parse_should_retry({"x-should-retry": "false"}) is False
+    assert parse_should_retry({"x-should-retry": "maybe"}) is None
+    assert parse_should_retry({}) is None and parse_should_retry(None) is None
 
 
 @pytest.mark.parametrize(

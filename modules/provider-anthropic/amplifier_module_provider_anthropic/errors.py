@@ -6,17 +6,13 @@ module stays free to import at package load.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import time
 from typing import Any
 
 from amplifier_core.llm_errors import (
     AccessDeniedError,
     AuthenticationError,
-    ContentFilterError,
     ContextLengthError,
-    InvalidRequestError,
     LLMError,
     LLMTimeoutError,
     NetworkError,
@@ -25,32 +21,12 @@ from amplifier_core.llm_errors import (
     RateLimitError,
     StreamError,
 )
+from amplifier_core.utils.retry import parse_retry_after, parse_should_retry
+from amplifier_core.utils.status_errors import error_for_common_status
 
 from .config import API_KEY_ENV
 
 _CONTEXT_PHRASES = ("prompt is too long", "context length", "context window", "too many tokens", "maximum context")
-
-
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date); None if absent."""
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        parsed = email.utils.parsedate_tz(value)
-        if parsed is None:
-            return None
-        return max(email.utils.mktime_tz(parsed) - time.time(), 0.0)
 
 
 def _api_message(error: Any) -> str:
@@ -66,15 +42,6 @@ def _api_message(error: Any) -> str:
     return str(getattr(error, "message", None) or error)
 
 
-def _should_retry_header(headers: Any) -> bool | None:
-    value = (headers.get("x-should-retry") if headers is not None else None) or ""
-    if value.lower() == "true":
-        return True
-    if value.lower() == "false":
-        return False
-    return None
-
-
 def translate_status_error(error: Any, *, provider: str, model: str) -> LLMError:
     """An ``anthropic.APIStatusError`` (HTTP 4xx/5xx, or an error event inside a 200 stream) -> LLMError."""
     status = int(getattr(error, "status_code", 0) or 0)
@@ -88,7 +55,7 @@ def translate_status_error(error: Any, *, provider: str, model: str) -> LLMError
         retryable = error_type in ("overloaded_error", "api_error", "rate_limit_error")
         return StreamError(f"{where} reported an error inside the stream ({error_type}): {text}",
                            retryable=retryable, **common)
-    should_retry = _should_retry_header(headers)
+    should_retry = parse_should_retry(headers)
     if should_retry is not None:
         common["retryable"] = should_retry
     if status == 429:
@@ -107,16 +74,14 @@ def translate_status_error(error: Any, *, provider: str, model: str) -> LLMError
     if status == 413 or any(phrase in lowered for phrase in _CONTEXT_PHRASES):
         return ContextLengthError(f"{where}: the request is too large for the model's context window "
                                   f"(HTTP {status}): {text}", **common)
-    if status == 408:
-        return LLMTimeoutError(f"{where} timed out on the server side (HTTP 408): {text}", **common)
-    if status in (400, 422):
-        if error_type == "content_filter" or "content filtering" in lowered:
-            return ContentFilterError(f"{where} blocked the content (HTTP {status}): {text}", **common)
-        return InvalidRequestError(f"{where} rejected the request (HTTP {status}): {text}", **common)
-    if status == 529 or status >= 500:
-        label = "is overloaded" if status == 529 else "failed"
-        return ProviderUnavailableError(f"{where} {label} (HTTP {status}): {text}",
+    if status == 529:
+        return ProviderUnavailableError(f"{where} is overloaded (HTTP 529): {text}",
                                         retry_after=parse_retry_after(headers), **common)
+    shared = error_for_common_status(
+        status, text, where=where, retry_after=parse_retry_after(headers),
+        content_filtered=error_type == "content_filter" or "content filtering" in lowered, **common)
+    if shared is not None:
+        return shared
     if status == 409:
         common.setdefault("retryable", True)
     return LLMError(f"{where} error (HTTP {status}): {text}", **common)

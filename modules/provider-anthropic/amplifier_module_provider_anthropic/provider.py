@@ -8,15 +8,22 @@ import, so mounting costs nothing until the provider is used. The SDK's own retr
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from decimal import Decimal
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from amplifier_core import events
 from amplifier_core.llm_errors import LLMError, StreamError
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolCall
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
+from amplifier_core.utils.provider_support import (
+    CostTracker,
+    llm_error_payload,
+    llm_response_payload,
+    retry_announcer,
+)
 from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
 
 from .catalog import KNOWN_MODELS, find_model, model_limits, uses_adaptive_thinking
@@ -59,9 +66,9 @@ class AnthropicProvider:
         self._client: Any = None
         self._announced_repairs: set[str] = set()
         self._announced_drops: set[str] = set()
-        self._cost_total = Decimal(0)
-        self._cost_known = True
-        self._priced_responses = 0
+        self._costs = CostTracker()
+        # How a retry waits out its backoff; tests put a recorder here instead of waiting.
+        self.retry_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
 
     @property
     def name(self) -> str:
@@ -126,9 +133,7 @@ class AnthropicProvider:
 
     def session_cost(self) -> dict[str, str] | None:
         """``session.cost`` contribution: the running cost, or None while any response was unpriced."""
-        if not self._priced_responses or not self._cost_known:
-            return None
-        return {"cost_usd": str(self._cost_total)}
+        return self._costs.session_cost()
 
     # -- completion ----------------------------------------------------------------------------------
     async def _emit(self, event: str, data: dict[str, Any]) -> None:
@@ -155,24 +160,18 @@ class AnthropicProvider:
                 return await self._stream_once(params, model)
             return await self._create_once(params, model)
 
-        async def announce_retry(attempt_number: int, delay: float, error: LLMError) -> None:
-            await self._emit(events.PROVIDER_RETRY, {
-                "provider": self.name, "model": model, "attempt": attempt_number,
-                "max_retries": self.config.max_retries, "delay": delay, "retry_after": error.retry_after,
-                "error_type": type(error).__name__, "message": str(error),
-            })
-
+        announce_retry = retry_announcer(self._emit, provider=self.name, model=model,
+                                         max_retries=self.config.max_retries)
         try:
-            response = await retry_with_backoff(attempt, self._retry_config(), on_retry=announce_retry)
+            response = await retry_with_backoff(attempt, self._retry_config(), on_retry=announce_retry,
+                                                sleep=self.retry_sleep)
         except LLMError as error:
-            await self._emit(events.LLM_RESPONSE, {
-                "provider": self.name, "model": model, "status": "error",
-                "duration_ms": int((time.monotonic() - started) * 1000),
-                "error": str(error), "error_type": type(error).__name__,
-            })
+            await self._emit(events.LLM_RESPONSE,
+                             llm_error_payload(error, provider=self.name, model=model, started=started))
             raise
-        self._account(response)
-        await self._emit(events.LLM_RESPONSE, self._response_event(response, model, started))
+        self._costs.add(response)
+        await self._emit(events.LLM_RESPONSE,
+                         llm_response_payload(response, provider=self.name, model=model, started=started))
         return response
 
     def _retry_config(self) -> RetryConfig:
@@ -288,33 +287,6 @@ class AnthropicProvider:
                 raise
             raise mapped from error
         return chat_response_from_wire(message, model=model, streamed=True)
-
-    def _account(self, response: ChatResponse) -> None:
-        cost = response.usage.cost_usd if response.usage else None
-        self._priced_responses += 1
-        if cost is None:
-            self._cost_known = False
-        else:
-            self._cost_total += cost
-
-    def _response_event(self, response: ChatResponse, model: str, started: float) -> dict[str, Any]:
-        usage = response.usage
-        data: dict[str, Any] = {
-            "provider": self.name, "model": model, "status": "ok",
-            "duration_ms": int((time.monotonic() - started) * 1000),
-            "finish_reason": response.finish_reason,
-            "streamed": bool((response.metadata or {}).get("streamed")),
-        }
-        if usage is not None:
-            summary: dict[str, Any] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-            if usage.cache_read_tokens is not None:
-                summary["cache_read_tokens"] = usage.cache_read_tokens
-            if usage.cache_write_tokens is not None:
-                summary["cache_write_tokens"] = usage.cache_write_tokens
-            data["usage"] = summary
-            if usage.cost_usd is not None:
-                data["cost_usd"] = str(usage.cost_usd)
-        return data
 
 
 def _model_info(model_id: str, display_name: str) -> ModelInfo:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from amplifier_module_provider_anthropic import AnthropicConfig, AnthropicProvider
+from sessionkit import SleepRecorder
 
 from amplifier_core import events
 from amplifier_core.coordinator import ModuleCoordinator
@@ -49,8 +50,14 @@ def event_log(coordinator: ModuleCoordinator) -> EventLog:
 
 
 @pytest.fixture
+def recorded_sleeps() -> SleepRecorder:
+    """Backoff delays of the providers make_provider builds, recorded instead of waited out."""
+    return SleepRecorder()
+
+
+@pytest.fixture
 async def make_provider(
-    fake_api: Any, coordinator: ModuleCoordinator
+    fake_api: Any, coordinator: ModuleCoordinator, recorded_sleeps: SleepRecorder
 ) -> AsyncIterator[Callable[..., AnthropicProvider]]:
     """Build providers against the fake server with tiny retry delays (override any config key)."""
     made: list[AnthropicProvider] = []
@@ -60,6 +67,7 @@ async def make_provider(
                     **overrides}
         provider = AnthropicProvider(AnthropicConfig(**settings), api_key="test-key", base_url=fake_api.base_url,
                                      coordinator=coordinator)
+        provider.retry_sleep = recorded_sleeps
         made.append(provider)
         return provider
 

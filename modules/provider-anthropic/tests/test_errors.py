@@ -1,12 +1,11 @@
-"""Error translation details that need no server: retry-after parsing and in-stream error classification."""
+"""Error translation details that need no server: in-stream error classification and status messages
+(retry-after parsing is the kernel's: tests/core/test_retry.py)."""
 
 from __future__ import annotations
 
-import email.utils
-import time
 from types import SimpleNamespace
 
-from amplifier_module_provider_anthropic.errors import parse_retry_after, translate_status_error
+from amplifier_module_provider_anthropic.errors import translate_status_error
 
 from amplifier_core.llm_errors import AuthenticationError, ContentFilterError, StreamError
 
@@ -14,22 +13,6 @@ from amplifier_core.llm_errors import AuthenticationError, ContentFilterError, S
 def status_error(status: int, message: str, error_type: str | None = None, headers: dict | None = None):
     return SimpleNamespace(status_code=status, api_message=message, type=error_type,
                            response=SimpleNamespace(headers=headers or {}), body=None)
-
-
-def test_retry_after_ms_wins_over_retry_after_seconds():
-    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-
-
-def test_retry_after_accepts_seconds_and_http_dates():
-    assert parse_retry_after({"retry-after": "2.5"}) == 2.5
-    future = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 <= parse_retry_after({"retry-after": future}) <= 31
-
-
-def test_missing_or_garbage_retry_after_is_none():
-    assert parse_retry_after({}) is None
-    assert parse_retry_after({"retry-after": "soon"}) is None
-    assert parse_retry_after(None) is None
 
 
 def test_in_stream_overloaded_error_is_a_retryable_stream_error():

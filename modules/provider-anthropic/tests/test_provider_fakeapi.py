@@ -3,11 +3,9 @@ error mapping, stream faults, thinking, caching, repair announcements, models, c
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import threading
 from decimal import Decimal
-from types import SimpleNamespace
 
 import pytest
 from fakeapi import Fault, ToolCall, Turn, Usage
@@ -26,24 +24,10 @@ from amplifier_core import (
     StreamError,
     ToolSpec,
 )
-from amplifier_core.utils import retry as retry_module
 
 
 def ask(text: str = "hello", *, stream: bool = True, **extra) -> ChatRequest:
     return ChatRequest(messages=[Message(role="user", content=text)], stream=stream, **extra)
-
-
-@pytest.fixture
-def recorded_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Replace the retry module's sleep: record each backoff delay instead of waiting it out."""
-    delays: list[float] = []
-
-    async def fake_sleep(delay: float) -> None:
-        delays.append(delay)
-        await asyncio.sleep(0)
-
-    monkeypatch.setattr(retry_module, "asyncio", SimpleNamespace(sleep=fake_sleep))
-    return delays
 
 
 # -- streaming ----------------------------------------------------------------------------------------------

@@ -3,17 +3,15 @@ against the fake API server, through the real SDK."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from fakeapi import Fault, ToolCall, Turn
+from sessionkit import SleepRecorder
 
 from amplifier_core import AmplifierSession, AuthenticationError, StreamError
-from amplifier_core.utils import retry as retry_module
 
 SIGNATURE = "EqQBCkYIBxgCKkD+/verbatim=="
 LOOPS = ["loop-basic", "loop-streaming"]
@@ -112,18 +110,13 @@ async def test_thinking_signature_is_sent_back_verbatim_on_the_next_request(fake
     assert replayed == {"type": "thinking", "thinking": "I should write the file first.", "signature": SIGNATURE}
 
 
-async def test_rate_limit_retry_after_is_honoured_inside_a_session(fake_api, tmp_path, sessions, monkeypatch):
-    delays: list[float] = []
-
-    async def record_sleep(delay: float) -> None:
-        delays.append(delay)
-        await asyncio.sleep(0)
-
-    monkeypatch.setattr(retry_module, "asyncio", SimpleNamespace(sleep=record_sleep))
+async def test_rate_limit_retry_after_is_honoured_inside_a_session(fake_api, tmp_path, sessions):
+    delays = SleepRecorder()
     fake_api.add(Fault.status(429, retry_after=2))
     fake_api.add(Turn(text="Hello after waiting."))
     session, recorded = await open_session(plan(fake_api, "loop-streaming"), tmp_path)
     sessions.append(session)
+    session.coordinator.get("providers")["anthropic"].retry_sleep = delays
 
     answer = await session.execute("hi")
 

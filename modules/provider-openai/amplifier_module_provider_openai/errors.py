@@ -6,17 +6,13 @@ module is free to import at package load.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import time
 from typing import Any
 
 from amplifier_core.llm_errors import (
     AccessDeniedError,
     AuthenticationError,
-    ContentFilterError,
     ContextLengthError,
-    InvalidRequestError,
     LLMError,
     LLMTimeoutError,
     NetworkError,
@@ -26,6 +22,8 @@ from amplifier_core.llm_errors import (
     RateLimitError,
     StreamError,
 )
+from amplifier_core.utils.retry import parse_retry_after, parse_should_retry
+from amplifier_core.utils.status_errors import error_for_common_status
 
 from .config import API_KEY_ENV, BASE_URL_ENV
 
@@ -36,26 +34,6 @@ _FILTER_PHRASES = ("content_filter", "content filter", "content_policy", "safety
 _RETRYABLE_STREAM_CODES = ("server", "overloaded", "rate_limit", "internal", "timeout", "unavailable")
 
 
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date); None if absent."""
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        parsed = email.utils.parsedate_tz(value)
-        return None if parsed is None else max(email.utils.mktime_tz(parsed) - time.time(), 0.0)
-
-
 def _error_detail(error: Any) -> tuple[str, str]:
     """(message, code-or-type) from an SDK error's body."""
     body = getattr(error, "body", None)
@@ -64,11 +42,6 @@ def _error_detail(error: Any) -> tuple[str, str]:
         message = inner.get("message") or json.dumps(body, default=str)
         return str(message), str(inner.get("code") or inner.get("type") or "")
     return str(getattr(error, "message", None) or error), str(getattr(error, "code", None) or "")
-
-
-def _should_retry(headers: Any) -> bool | None:
-    value = ((headers.get("x-should-retry") if headers is not None else None) or "").lower()
-    return True if value == "true" else False if value == "false" else None
 
 
 class ErrorContext:
@@ -97,7 +70,7 @@ def translate_status_error(error: Any, context: ErrorContext) -> LLMError:
     text, code = _error_detail(error)
     where = context.where
     common = context.common(status_code=status)
-    should_retry = _should_retry(headers)
+    should_retry = parse_should_retry(headers)
     if should_retry is not None:
         common["retryable"] = should_retry
     lowered = f"{text} {code}".lower()
@@ -120,15 +93,11 @@ def translate_status_error(error: Any, context: ErrorContext) -> LLMError:
     if status == 413 or any(phrase in lowered for phrase in _CONTEXT_PHRASES):
         return ContextLengthError(f"{where}: the conversation is too long for the model's context window "
                                   f"(HTTP {status}): {text}", **common)
-    if status == 408:
-        return LLMTimeoutError(f"{where} timed out on the server side (HTTP 408): {text}", **common)
-    if status in (400, 422):
-        if any(phrase in lowered for phrase in _FILTER_PHRASES):
-            return ContentFilterError(f"{where} blocked the content (HTTP {status}): {text}", **common)
-        return InvalidRequestError(f"{where} rejected the request (HTTP {status}): {text}", **common)
-    if status >= 500:
-        return ProviderUnavailableError(f"{where} failed (HTTP {status}): {text}",
-                                        retry_after=parse_retry_after(headers), **common)
+    shared = error_for_common_status(
+        status, text, where=where, retry_after=parse_retry_after(headers),
+        content_filtered=any(phrase in lowered for phrase in _FILTER_PHRASES), **common)
+    if shared is not None:
+        return shared
     if status == 409:
         common.setdefault("retryable", True)
     return LLMError(f"{where}: error (HTTP {status}): {text}", **common)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from decimal import Decimal
-from types import SimpleNamespace
 
 import pytest
 from fakeapi import Fault, ToolCall, Turn, Usage
@@ -24,7 +23,6 @@ from amplifier_core.llm_errors import (
     StreamError,
 )
 from amplifier_core.message_models import ChatRequest, ToolSpec
-from amplifier_core.utils import retry as retry_module
 
 APIS = ["responses", "chat"]
 TOOLS = [ToolSpec(name="write_file", description="write", parameters={"type": "object"})]
@@ -33,18 +31,6 @@ TOOLS = [ToolSpec(name="write_file", description="write", parameters={"type": "o
 def request(text: str = "hello", *, stream: bool = False, **extra) -> ChatRequest:
     return ChatRequest(messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": text}],
                        tools=TOOLS, stream=stream, **extra)
-
-
-@pytest.fixture
-def recorded_sleeps(monkeypatch):
-    delays: list[float] = []
-
-    async def record_sleep(delay: float) -> None:
-        delays.append(delay)
-        await asyncio.sleep(0)
-
-    monkeypatch.setattr(retry_module, "asyncio", SimpleNamespace(sleep=record_sleep))
-    return delays
 
 
 @pytest.mark.parametrize("stream", [False, True])

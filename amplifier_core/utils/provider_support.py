@@ -1,0 +1,87 @@
+"""What every LLM provider module does around a call, whatever its SDK: the ``llm:response`` payloads, the
+``provider:retry`` announcement, and the running cost behind its ``session.cost`` contributor."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from decimal import Decimal
+from typing import Any
+
+from .. import events
+from ..llm_errors import LLMError
+from ..message_models import ChatResponse
+
+EventEmitter = Callable[[str, dict[str, Any]], Awaitable[Any]]
+RetryAnnouncer = Callable[[int, float, LLMError], Awaitable[None]]
+
+# Usage counts a provider may not report; each appears in the payload only when the response has it.
+_OPTIONAL_TOKEN_COUNTS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+
+
+def _elapsed_ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def llm_response_payload(response: ChatResponse, *, provider: str, model: str, started: float) -> dict[str, Any]:
+    """``llm:response`` data for a completed call; ``started`` is ``time.monotonic()`` before the first attempt."""
+    data: dict[str, Any] = {
+        "provider": provider, "model": model, "status": "ok", "duration_ms": _elapsed_ms(started),
+        "finish_reason": response.finish_reason, "streamed": bool((response.metadata or {}).get("streamed")),
+    }
+    usage = response.usage
+    if usage is not None:
+        summary: dict[str, Any] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+        for name in _OPTIONAL_TOKEN_COUNTS:
+            if getattr(usage, name) is not None:
+                summary[name] = getattr(usage, name)
+        data["usage"] = summary
+        if usage.cost_usd is not None:
+            data["cost_usd"] = str(usage.cost_usd)
+    return data
+
+
+def llm_error_payload(error: LLMError, *, provider: str, model: str, started: float) -> dict[str, Any]:
+    """``llm:response`` data for a call that failed after its retries (``status: "error"``)."""
+    return {
+        "provider": provider, "model": model, "status": "error", "duration_ms": _elapsed_ms(started),
+        "error": str(error), "error_type": type(error).__name__,
+    }
+
+
+def retry_announcer(emit: EventEmitter, *, provider: str, model: str, max_retries: int) -> RetryAnnouncer:
+    """An ``on_retry`` for ``retry_with_backoff`` that emits ``provider:retry`` before each backoff wait."""
+
+    async def announce(attempt: int, delay: float, error: LLMError) -> None:
+        await emit(events.PROVIDER_RETRY, {
+            "provider": provider, "model": model, "attempt": attempt, "max_retries": max_retries,
+            "delay": delay, "retry_after": error.retry_after, "error_type": type(error).__name__,
+            "message": str(error),
+        })
+
+    return announce
+
+
+class CostTracker:
+    """Running USD cost of a provider's responses, reported as unknown once any response had no price."""
+
+    def __init__(self) -> None:
+        self._total = Decimal(0)
+        self._priced = 0
+        self._unpriced = 0
+
+    def add(self, response: ChatResponse) -> None:
+        """Count one completed response (its ``usage.cost_usd``; None or no usage = unpriced)."""
+        cost = response.usage.cost_usd if response.usage else None
+        if cost is None:
+            self._unpriced += 1
+        else:
+            self._priced += 1
+            self._total += cost
+
+    def session_cost(self) -> dict[str, str] | None:
+        """The ``session.cost`` contribution: ``{"cost_usd": "<decimal>"}``, or None before any priced
+        response and as soon as one was unpriced (a partial sum would understate the cost)."""
+        if not self._priced or self._unpriced:
+            return None
+        return {"cost_usd": str(self._total)}

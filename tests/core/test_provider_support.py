@@ -1,0 +1,76 @@
+"""Provider-neutral call mechanism: llm:response payloads, the provider:retry announcer, the session cost."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+from sessionkit import EventLog
+
+from amplifier_core.llm_errors import RateLimitError
+from amplifier_core.message_models import ChatResponse, TextBlock, Usage
+from amplifier_core.utils.provider_support import (
+    CostTracker,
+    llm_error_payload,
+    llm_response_payload,
+    retry_announcer,
+)
+
+
+def answer(usage: Usage | None = None, **metadata: object) -> ChatResponse:
+    return ChatResponse(content=[TextBlock(text="hi")], usage=usage, finish_reason="stop", metadata=metadata)
+
+
+def test_response_payload_has_timing_finish_reason_streamed_flag_usage_and_cost_as_text():
+    usage = Usage(input_tokens=10, output_tokens=5, total_tokens=15, cost_usd=Decimal("0.0125"))
+    payload = llm_response_payload(answer(usage, streamed=True), provider="p", model="m",
+                                   started=time.monotonic() - 0.05)
+    assert 40 <= payload.pop("duration_ms") < 5000
+    assert payload == {"provider": "p", "model": "m", "status": "ok", "finish_reason": "stop", "streamed": True,
+                       "usage": {"input_tokens": 10, "output_tokens": 5}, "cost_usd": "0.0125"}
+
+
+def test_response_payload_lists_only_the_optional_token_counts_the_response_has():
+    usage = Usage(input_tokens=10, output_tokens=5, total_tokens=15, cache_read_tokens=3, reasoning_tokens=2)
+    payload = llm_response_payload(answer(usage), provider="p", model="m", started=time.monotonic())
+    assert payload["usage"] == {"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 3,
+                                "reasoning_tokens": 2}
+    assert "cost_usd" not in payload and payload["streamed"] is False
+
+
+def test_response_payload_without_usage_has_no_usage_or_cost():
+    payload = llm_response_payload(answer(), provider="p", model="m", started=time.monotonic())
+    assert "usage" not in payload and "cost_usd" not in payload
+
+
+def test_error_payload_names_the_error_and_its_type():
+    payload = llm_error_payload(RateLimitError("slow down"), provider="p", model="m", started=time.monotonic())
+    assert payload.pop("duration_ms") >= 0
+    assert payload == {"provider": "p", "model": "m", "status": "error", "error": "slow down",
+                       "error_type": "RateLimitError"}
+
+
+async def test_retry_announcer_emits_provider_retry_with_attempt_delay_and_error():
+    log = EventLog()
+    announce = retry_announcer(log.emit, provider="p", model="m", max_retries=3)
+    await announce(2, 1.5, RateLimitError("429 from server", retry_after=1.5))
+    assert log.entries == [("provider:retry", {
+        "provider": "p", "model": "m", "attempt": 2, "max_retries": 3, "delay": 1.5, "retry_after": 1.5,
+        "error_type": "RateLimitError", "message": "429 from server"})]
+
+
+def test_cost_tracker_is_unknown_until_a_priced_response_then_sums_exactly():
+    tracker = CostTracker()
+    assert tracker.session_cost() is None
+    for cost in ("0.001", "0.002"):
+        tracker.add(answer(Usage(input_tokens=1, output_tokens=1, total_tokens=2, cost_usd=Decimal(cost))))
+    assert tracker.session_cost() == {"cost_usd": "0.003"}
+
+
+def test_cost_tracker_stays_unknown_once_any_response_was_unpriced():
+    tracker = CostTracker()
+    tracker.add(answer(Usage(input_tokens=1, output_tokens=1, total_tokens=2, cost_usd=Decimal("0.5"))))
+    tracker.add(answer(Usage(input_tokens=1, output_tokens=1, total_tokens=2)))
+    assert tracker.session_cost() is None
+    tracker.add(answer(None))
+    assert tracker.session_cost() is None
