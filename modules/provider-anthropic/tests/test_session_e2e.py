@@ -3,58 +3,21 @@ against the fake API server, through the real SDK."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fakeapi import Fault, ToolCall, Turn
-from sessionkit import SleepRecorder
+from sessionkit import FAST_RETRIES, SleepRecorder, provider_session_plan
 
-from amplifier_core import AmplifierSession, AuthenticationError, StreamError
+from amplifier_core import AuthenticationError, StreamError
 
 SIGNATURE = "EqQBCkYIBxgCKkD+/verbatim=="
 LOOPS = ["loop-basic", "loop-streaming"]
 
 
 def plan(fake_api: Any, orchestrator: str, **provider_config: Any) -> dict[str, Any]:
-    config = {"api_key": "test-key", "base_url": fake_api.base_url, "min_retry_delay": 0.001,
-              "max_retry_delay": 0.01, "retry_jitter": False, **provider_config}
-    return {
-        "session": {"orchestrator": orchestrator, "context": "context-simple"},
-        "providers": [{"module": "provider-anthropic", "config": config}],
-        "tools": [{"module": "tool-filesystem", "config": {}}],
-    }
-
-
-class Events:
-    def __init__(self) -> None:
-        self.entries: list[tuple[str, dict[str, Any]]] = []
-
-    async def record(self, event: str, data: dict[str, Any]) -> None:
-        self.entries.append((event, dict(data)))
-
-    def of(self, name: str) -> list[dict[str, Any]]:
-        return [data for event, data in self.entries if event == name]
-
-
-async def open_session(config: dict[str, Any], workdir: Path) -> tuple[AmplifierSession, Events]:
-    session = AmplifierSession(config)
-    await session.initialize()
-    assert session.failed_modules == []
-    session.coordinator.register_capability("session.working_dir", str(workdir))
-    recorded = Events()
-    for name in ("content_block:delta", "provider:retry", "llm:stream_aborted", "llm:response"):
-        session.coordinator.hooks.register(name, recorded.record, name="test-recorder")
-    return session, recorded
-
-
-@pytest.fixture
-async def sessions() -> AsyncIterator[list[AmplifierSession]]:
-    opened: list[AmplifierSession] = []
-    yield opened
-    for session in opened:
-        await session.cleanup()
+    config = {"api_key": "test-key", "base_url": fake_api.base_url, **FAST_RETRIES, **provider_config}
+    return provider_session_plan("provider-anthropic", config, orchestrator)
 
 
 def tool_pairs_are_complete(wire_messages: list[dict[str, Any]]) -> bool:
@@ -71,13 +34,12 @@ def tool_pairs_are_complete(wire_messages: list[dict[str, Any]]) -> bool:
 
 
 @pytest.mark.parametrize("orchestrator", LOOPS)
-async def test_two_turn_tool_loop_writes_a_file(fake_api, tmp_path, sessions, orchestrator):
+async def test_two_turn_tool_loop_writes_a_file(fake_api, tmp_path, open_session, orchestrator):
     fake_api.add(Turn(text="Writing it.", tool_calls=[ToolCall("write_file", {"file_path": "notes.txt",
                                                                                "content": "hello\n"})]),
                  when_last_user_contains="notes")
     fake_api.add(Turn(text="Done: notes.txt written."), when_last_tool_result_contains="Created")
     session, recorded = await open_session(plan(fake_api, orchestrator), tmp_path)
-    sessions.append(session)
 
     answer = await session.execute("please write notes.txt")
 
@@ -94,14 +56,13 @@ async def test_two_turn_tool_loop_writes_a_file(fake_api, tmp_path, sessions, or
 
 
 @pytest.mark.parametrize("orchestrator", LOOPS)
-async def test_thinking_signature_is_sent_back_verbatim_on_the_next_request(fake_api, tmp_path, sessions,
+async def test_thinking_signature_is_sent_back_verbatim_on_the_next_request(fake_api, tmp_path, open_session,
                                                                             orchestrator):
     fake_api.add(Turn(thinking="I should write the file first.", signature=SIGNATURE, text="On it.",
                       tool_calls=[ToolCall("write_file", {"file_path": "a.txt", "content": "a"})]),
                  when_last_user_contains="write a.txt")
     fake_api.add(Turn(text="Finished."), when_last_tool_result_contains="Created")
     session, _ = await open_session(plan(fake_api, orchestrator, thinking={"enabled": True}), tmp_path)
-    sessions.append(session)
 
     await session.execute("write a.txt")
 
@@ -110,13 +71,11 @@ async def test_thinking_signature_is_sent_back_verbatim_on_the_next_request(fake
     assert replayed == {"type": "thinking", "thinking": "I should write the file first.", "signature": SIGNATURE}
 
 
-async def test_rate_limit_retry_after_is_honoured_inside_a_session(fake_api, tmp_path, sessions):
+async def test_rate_limit_retry_after_is_honoured_inside_a_session(fake_api, tmp_path, open_session):
     delays = SleepRecorder()
     fake_api.add(Fault.status(429, retry_after=2))
     fake_api.add(Turn(text="Hello after waiting."))
-    session, recorded = await open_session(plan(fake_api, "loop-streaming"), tmp_path)
-    sessions.append(session)
-    session.coordinator.get("providers")["anthropic"].retry_sleep = delays
+    session, recorded = await open_session(plan(fake_api, "loop-streaming"), tmp_path, retry_sleep=delays)
 
     answer = await session.execute("hi")
 
@@ -127,7 +86,7 @@ async def test_rate_limit_retry_after_is_honoured_inside_a_session(fake_api, tmp
 
 
 async def test_stream_cut_inside_a_tool_call_is_a_stream_error_and_the_transcript_stays_consistent(
-    fake_api, tmp_path, sessions
+    fake_api, tmp_path, open_session
 ):
     cut_call = ToolCall("write_file", {"file_path": "cut.txt", "content": "never written " * 5},
                         argument_chunks=['{"file_path": "cut.txt", ', '"content": "never ', 'written"}'])
@@ -135,7 +94,6 @@ async def test_stream_cut_inside_a_tool_call_is_a_stream_error_and_the_transcrip
                  when_last_user_contains="write cut.txt")
     fake_api.add(Turn(text="Recovered."), when_last_user_contains="try again")
     session, recorded = await open_session(plan(fake_api, "loop-streaming", max_retries=0), tmp_path)
-    sessions.append(session)
 
     with pytest.raises(StreamError):
         await session.execute("write cut.txt")
@@ -158,9 +116,8 @@ async def test_stream_cut_inside_a_tool_call_is_a_stream_error_and_the_transcrip
     assert tool_pairs_are_complete(retry_request)
 
 
-async def test_bad_key_in_a_session_raises_authentication_error_naming_the_variable(fake_api, tmp_path, sessions):
+async def test_bad_key_in_a_session_raises_authentication_error_naming_the_variable(fake_api, tmp_path, open_session):
     fake_api.add(Fault.status(401, message="invalid x-api-key"))
     session, _ = await open_session(plan(fake_api, "loop-basic"), tmp_path)
-    sessions.append(session)
     with pytest.raises(AuthenticationError, match="ANTHROPIC_API_KEY"):
         await session.execute("hi")

@@ -3,15 +3,14 @@ against the fake API server through the real SDK, on the Responses API and on Ch
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakeapi import Fault, ToolCall, Turn
-from sessionkit import SleepRecorder
+from sessionkit import FAST_RETRIES, SleepRecorder, provider_session_plan
 
-from amplifier_core import AmplifierSession, AuthenticationError, StreamError
+from amplifier_core import AuthenticationError, StreamError
 
 ENCRYPTED = "gAAAAABo+verbatim/reasoning==\u00e9"
 LOOPS = ["loop-basic", "loop-streaming"]
@@ -20,43 +19,9 @@ APIS = ["responses", "chat"]
 
 def plan(fake_api: Any, orchestrator: str, workdir: Path, **provider_config: Any) -> dict[str, Any]:
     config = {"api_key": "test-key", "base_url": fake_api.openai_base_url, "default_model": "gpt-5-mini",
-              "min_retry_delay": 0.001, "max_retry_delay": 0.01, "retry_jitter": False, **provider_config}
-    return {
-        "session": {"orchestrator": orchestrator, "context": "context-simple"},
-        "providers": [{"module": "provider-openai", "config": config}],
-        "tools": [{"module": "tool-filesystem", "config": {"working_dir": str(workdir)}}],
-    }
-
-
-class Events:
-    def __init__(self) -> None:
-        self.entries: list[tuple[str, dict[str, Any]]] = []
-
-    async def record(self, event: str, data: dict[str, Any]) -> None:
-        self.entries.append((event, dict(data)))
-
-    def of(self, name: str) -> list[dict[str, Any]]:
-        return [data for event, data in self.entries if event == name]
-
-
-@pytest.fixture
-async def open_session() -> AsyncIterator[Any]:
-    opened: list[AmplifierSession] = []
-
-    async def start(config: dict[str, Any], workdir: Path) -> tuple[AmplifierSession, Events]:
-        session = AmplifierSession(config)
-        opened.append(session)
-        await session.initialize()
-        assert session.failed_modules == []
-        session.coordinator.register_capability("session.working_dir", str(workdir))
-        recorded = Events()
-        for name in ("content_block:delta", "provider:retry", "llm:stream_aborted", "llm:response"):
-            session.coordinator.hooks.register(name, recorded.record, name="test-recorder")
-        return session, recorded
-
-    yield start
-    for session in opened:
-        await session.cleanup()
+              **FAST_RETRIES, **provider_config}
+    return provider_session_plan("provider-openai", config, orchestrator,
+                                 filesystem_config={"working_dir": str(workdir)})
 
 
 def wire_conversation(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -125,8 +90,8 @@ async def test_rate_limit_retry_after_is_honoured_inside_a_session(fake_api, tmp
     delays = SleepRecorder()
     fake_api.add(Fault.status(429, retry_after=2))
     fake_api.add(Turn(text="Hello after waiting."))
-    session, recorded = await open_session(plan(fake_api, "loop-streaming", tmp_path, api=api), tmp_path)
-    session.coordinator.get("providers")["openai"].retry_sleep = delays
+    session, recorded = await open_session(plan(fake_api, "loop-streaming", tmp_path, api=api), tmp_path,
+                                           retry_sleep=delays)
 
     answer = await session.execute("hi")
 
