@@ -1,12 +1,13 @@
 """What every LLM provider module does around a call, whatever its SDK: the ``llm:response`` payloads, the
-``provider:retry`` announcement, and the running cost behind its ``session.cost`` contributor."""
+``provider:retry`` and ``provider:tool_sequence_repaired`` announcements, and the running cost behind its
+``session.cost`` contributor."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from .. import events
 from ..llm_errors import LLMError
@@ -60,6 +61,37 @@ def retry_announcer(emit: EventEmitter, *, provider: str, model: str, max_retrie
         })
 
     return announce
+
+
+class ToolRepair(Protocol):
+    """A tool call the provider answered with a synthetic result because the history had none."""
+
+    @property
+    def tool_call_id(self) -> str: ...
+
+    @property
+    def tool_name(self) -> str: ...
+
+
+class RepairAnnouncer:
+    """Emits ``provider:tool_sequence_repaired`` once per repaired call id: a provider repairs the same hole in
+    the history again on every later request, but a hook should hear about it only the first time."""
+
+    def __init__(self, emit: EventEmitter, *, provider: str) -> None:
+        self._emit = emit
+        self._provider = provider
+        self._announced: set[str] = set()
+
+    async def announce(self, repairs: Iterable[ToolRepair]) -> None:
+        """Announce the repairs not announced before (nothing is emitted when there are none)."""
+        fresh = [repair for repair in repairs if repair.tool_call_id not in self._announced]
+        if not fresh:
+            return
+        self._announced.update(repair.tool_call_id for repair in fresh)
+        await self._emit(events.PROVIDER_TOOL_SEQUENCE_REPAIRED, {
+            "provider": self._provider, "repair_count": len(fresh),
+            "repairs": [{"tool_call_id": r.tool_call_id, "tool_name": r.tool_name} for r in fresh],
+        })
 
 
 class CostTracker:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from decimal import Decimal
 
 from sessionkit import EventLog
@@ -11,6 +12,7 @@ from amplifier_core.llm_errors import RateLimitError
 from amplifier_core.message_models import ChatResponse, TextBlock, Usage
 from amplifier_core.utils.provider_support import (
     CostTracker,
+    RepairAnnouncer,
     llm_error_payload,
     llm_response_payload,
     retry_announcer,
@@ -74,3 +76,24 @@ def test_cost_tracker_stays_unknown_once_any_response_was_unpriced():
     assert tracker.session_cost() is None
     tracker.add(answer(None))
     assert tracker.session_cost() is None
+
+
+@dataclass(frozen=True)
+class Repair:
+    tool_call_id: str
+    tool_name: str
+
+
+async def test_repair_announcer_announces_each_repaired_call_once_across_requests():
+    log = EventLog()
+    announcer = RepairAnnouncer(log.emit, provider="p")
+    await announcer.announce([Repair("c1", "write_file")])
+    await announcer.announce([Repair("c1", "write_file"), Repair("c2", "bash")])
+    await announcer.announce([Repair("c2", "bash")])
+    await announcer.announce([])
+    assert log.entries == [
+        ("provider:tool_sequence_repaired", {"provider": "p", "repair_count": 1,
+                                             "repairs": [{"tool_call_id": "c1", "tool_name": "write_file"}]}),
+        ("provider:tool_sequence_repaired", {"provider": "p", "repair_count": 1,
+                                             "repairs": [{"tool_call_id": "c2", "tool_name": "bash"}]}),
+    ]

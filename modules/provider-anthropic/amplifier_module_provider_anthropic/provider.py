@@ -20,6 +20,7 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message, To
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
 from amplifier_core.utils.provider_support import (
     CostTracker,
+    RepairAnnouncer,
     llm_error_payload,
     llm_response_payload,
     retry_announcer,
@@ -64,7 +65,7 @@ class AnthropicProvider:
         self.base_url = base_url
         self._coordinator = coordinator
         self._client: Any = None
-        self._announced_repairs: set[str] = set()
+        self._repairs = RepairAnnouncer(self._emit, provider=PROVIDER_NAME)
         self._announced_drops: set[str] = set()
         self._costs = CostTracker()
         # How a retry waits out its backoff; tests put a recorder here instead of waiting.
@@ -183,14 +184,8 @@ class AnthropicProvider:
         )
 
     async def _announce_repairs(self, conversation: WireConversation) -> None:
-        """Emit provider:tool_sequence_repaired once per repaired id, though every request repairs it again."""
-        fresh = [repair for repair in conversation.repairs if repair.tool_call_id not in self._announced_repairs]
-        if fresh:
-            self._announced_repairs.update(repair.tool_call_id for repair in fresh)
-            await self._emit(events.PROVIDER_TOOL_SEQUENCE_REPAIRED, {
-                "provider": self.name, "repair_count": len(fresh),
-                "repairs": [{"tool_call_id": r.tool_call_id, "tool_name": r.tool_name} for r in fresh],
-            })
+        """Announce the tool-sequence repairs (once per id) and log each dropped orphan result once."""
+        await self._repairs.announce(conversation.repairs)
         for call_id in conversation.dropped_result_ids:
             if call_id not in self._announced_drops:
                 self._announced_drops.add(call_id)

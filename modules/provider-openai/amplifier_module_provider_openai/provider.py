@@ -20,6 +20,7 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message, To
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
 from amplifier_core.utils.provider_support import (
     CostTracker,
+    RepairAnnouncer,
     llm_error_payload,
     llm_response_payload,
     retry_announcer,
@@ -45,7 +46,7 @@ from .responses_convert import (
     tools_to_responses,
 )
 from .responses_stream import ResponsesStreamAccumulator
-from .tool_pairs import RepairedMessages, repair_tool_pairs
+from .tool_pairs import repair_tool_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ class OpenAIProvider:
         self._api_key = api_key
         self._coordinator = coordinator
         self._client: Any = None
-        self._announced_repairs: set[str] = set()
+        self._repairs = RepairAnnouncer(self._emit, provider=PROVIDER_NAME)
         self._costs = CostTracker()
         # How a retry waits out its backoff; tests put a recorder here instead of waiting.
         self.retry_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
@@ -150,7 +151,7 @@ class OpenAIProvider:
         messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in request.messages]
         model = kwargs.get("model") or request.model or self.config.default_model
         repaired = repair_tool_pairs(messages)
-        await self._announce_repairs(repaired)
+        await self._repairs.announce(repaired.repairs)
         if self.config.api == "chat":
             params = self._chat_params(request, repaired.messages, model)
         else:
@@ -190,17 +191,6 @@ class OpenAIProvider:
             max_delay=self.config.max_retry_delay,
             jitter=_JITTER_FRACTION if self.config.retry_jitter else 0.0,
         )
-
-    async def _announce_repairs(self, repaired: RepairedMessages) -> None:
-        """Emit provider:tool_sequence_repaired once per repaired id, though every request repairs it again."""
-        fresh = [repair for repair in repaired.repairs if repair.tool_call_id not in self._announced_repairs]
-        if not fresh:
-            return
-        self._announced_repairs.update(repair.tool_call_id for repair in fresh)
-        await self._emit(events.PROVIDER_TOOL_SEQUENCE_REPAIRED, {
-            "provider": self.name, "repair_count": len(fresh),
-            "repairs": [{"tool_call_id": r.tool_call_id, "tool_name": r.tool_name} for r in fresh],
-        })
 
     def _reasoning(self, request: ChatRequest, model: str) -> dict[str, Any] | None:
         effort = request.reasoning_effort or self.config.reasoning_effort
