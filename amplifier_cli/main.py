@@ -66,7 +66,10 @@ def root(
     """Run AI agents assembled from modules, described by YAML profiles (mount plans)."""
     ctx.obj = {"verbose": verbose}
     if ctx.invoked_subcommand is None:
-        # Later: open the interactive REPL here. Until it exists, show what is available.
+        if sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty():
+            from .commands.run import start
+
+            raise typer.Exit(start(None))  # the interactive chat, as `amplifier run` without a prompt
         typer.echo(ctx.get_help())
 
 

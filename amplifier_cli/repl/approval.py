@@ -1,0 +1,126 @@
+"""Approval requests inside the chat: the request (tool, arguments, risk — as the hook wrote it) and single-key
+choices; the timeout and its default are honoured. "Always allow" asks hooks-approval for a rule
+(capability `approval.remember`) and saves it in the project's local settings under `approval.rules`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from amplifier_core.approval import ApprovalTimeoutError
+
+from ..paths import AmplifierPaths
+from ..settings import SCOPES, Settings, scope_path, update_scope
+from .output import say, say_parts
+
+REMEMBER_CAPABILITY = "approval.remember"
+SAVED_RULES_CAPABILITY = "approval.rules"
+
+
+def saved_rules(settings: Settings) -> list[dict[str, Any]]:
+    """Every scope's `approval.rules`, user first (lists are concatenated, not replaced)."""
+    rules: list[dict[str, Any]] = []
+    for scope in SCOPES:
+        found = (settings.scopes[scope].data.get("approval") or {}).get("rules") or []
+        rules.extend(rule for rule in found if isinstance(rule, dict))
+    return rules
+
+
+def save_rule(paths: AmplifierPaths, rule: dict[str, Any]) -> Path:
+    """Append ``rule`` to `approval.rules` of the local settings (user settings when there is no project)."""
+    from ..yaml_document import load_yaml_document
+
+    scope = "local" if paths.local_settings is not None else "user"
+    path = scope_path(paths, scope)
+    current: list[Any] = []
+    if path is not None and path.is_file():
+        data = load_yaml_document(path).data
+        if isinstance(data, dict):
+            current = list((data.get("approval") or {}).get("rules") or [])
+    if rule not in current:
+        current.append(rule)
+    return update_scope(paths, scope, ("approval", "rules"), current)
+
+
+def _is_always(option: str) -> bool:
+    text = option.strip().lower()
+    return text in {"always allow", "allow always"}
+
+
+def _find(options: list[str], word: str) -> str | None:
+    for option in options:
+        if option.strip().lower().startswith(word):
+            return option
+    return None
+
+
+class ReplApproval:
+    """The app's ApprovalSystem while the chat runs (only ever asked during a turn, when no prompt is up)."""
+
+    def __init__(self, paths: AmplifierPaths) -> None:
+        self.paths = paths
+        self.coordinator: Any = None  # set once the session is open (for approval.remember)
+        self._lock = asyncio.Lock()
+        self.choose: Callable[[list[str]], Any] = choose_option
+
+    async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
+        async with self._lock:  # parallel tool calls: one question at a time
+            say()
+            say("Approval needed", "bold ansiyellow")
+            for line in prompt.splitlines():
+                say(f"  {line}")
+            keys = "  ".join(f"[{index}] {option}" for index, option in enumerate(options, start=1))
+            say_parts((None, f"  {keys}"), ("dim", f"   (no answer in {int(timeout)}s: {default})"))
+            try:
+                choice = await asyncio.wait_for(self.choose(options), timeout=timeout)
+            except TimeoutError:
+                say(f"  no answer within {int(timeout)}s: {default}", "warning")
+                raise ApprovalTimeoutError(f"no answer within {timeout}s") from None
+            say(f"  → {choice}", "dim")
+            if _is_always(choice):
+                self._remember(prompt)
+            return choice
+
+    def _remember(self, prompt: str) -> None:
+        remember = self.coordinator.get_capability(REMEMBER_CAPABILITY) if self.coordinator else None
+        if not callable(remember):
+            say("  (allowed for this session only: no approval hook offers to remember rules)", "dim")
+            return
+        rule = remember(prompt)
+        if not rule:
+            return
+        try:
+            path = save_rule(self.paths, rule)
+        except Exception as error:  # the answer still counts; only saving failed
+            say(f"  could not save the rule: {error}", "warning")
+            return
+        say(f"  saved rule in {path}", "dim")
+
+
+async def choose_option(options: list[str]) -> str:
+    """One key picks: 1..N, y (the first allow option), n/d (deny); Ctrl-C / Ctrl-D deny."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyBindings
+
+    deny = _find(options, "deny") or options[-1]
+    allow = _find(options, "allow") or options[0]
+    picks = {str(index): option for index, option in enumerate(options[:9], start=1)}
+    picks.update({"y": allow, "n": deny, "d": deny})
+    bindings = KeyBindings()
+
+    def picker(option: str) -> Callable[[Any], None]:
+        def pick(event: Any) -> None:
+            event.app.exit(result=option)
+
+        return pick
+
+    for key, option in picks.items():
+        bindings.add(key, eager=True)(picker(option))
+    for key in ("c-c", "c-d"):
+        bindings.add(key, eager=True)(picker(deny))
+    for key in ("<any>", "enter"):
+        bindings.add(key)(lambda event: None)
+    session: PromptSession[str] = PromptSession(key_bindings=bindings)
+    return await session.prompt_async([("bold", f"  choose 1-{min(len(options), 9)}: ")])

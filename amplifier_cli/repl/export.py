@@ -1,0 +1,43 @@
+"""`/save [file]`: the conversation as Markdown (default) or JSON (a `.json` file name)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _markdown(messages: list[dict[str, Any]], header: dict[str, Any]) -> str:
+    lines = [f"# Session {header['session_id']}", ""]
+    lines += [f"- {key}: {value}" for key, value in header.items() if key != "session_id" and value is not None]
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content")
+        if role == "tool":
+            lines += ["", f"### Result of {message.get('name') or 'tool'}", "", "```", str(content), "```"]
+            continue
+        lines += ["", f"## {'You' if role == 'user' else str(role).capitalize()}", ""]
+        if isinstance(content, str):
+            lines.append(content)
+            continue
+        for block in content or []:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                lines.append(str(block.get("text", "")))
+            elif kind == "thinking":
+                lines += ["<details><summary>thinking</summary>", "", str(block.get("thinking", "")), "",
+                          "</details>"]
+            elif kind == "tool_call":
+                arguments = json.dumps(block.get("input", block.get("arguments", {})), indent=2, ensure_ascii=False)
+                lines += ["", f"### Tool call: {block.get('name')}", "", "```json", arguments, "```"]
+    return "\n".join(lines) + "\n"
+
+
+def save_transcript(path: Path, messages: list[dict[str, Any]], header: dict[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".json":
+        text = json.dumps({**header, "messages": messages}, indent=2, ensure_ascii=False, default=str) + "\n"
+    else:
+        text = _markdown(messages, header)
+    path.write_text(text, encoding="utf-8")
+    return path

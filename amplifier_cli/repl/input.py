@@ -1,0 +1,94 @@
+"""The prompt: Enter sends, Alt-Enter / Ctrl-J add a line, pasted text keeps its newlines (bracketed
+paste), history per project with Ctrl-R search, completion of slash commands and `@path`s."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+
+PROMPT = "❯ "
+
+
+class ReplCompleter(Completer):
+    """Slash commands (with their descriptions) at the start of the line; files after `@`."""
+
+    def __init__(self, commands: list[tuple[str, str]], cwd: Path) -> None:
+        self.commands = commands
+        self.cwd = cwd
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        before = document.text_before_cursor
+        if before.startswith("/") and " " not in before:
+            for name, description in self.commands:
+                if name.startswith(before):
+                    yield Completion(name, start_position=-len(before), display_meta=description)
+            return
+        word = document.get_word_before_cursor(WORD=True)
+        if word.startswith("@") and len(word) > 1:
+            yield from self._paths(word[1:])
+
+    def _paths(self, typed: str) -> Iterable[Completion]:
+        folder, _, prefix = typed.rpartition("/")
+        base = (self.cwd / os.path.expanduser(folder)) if folder else self.cwd
+        try:
+            entries = sorted(base.iterdir(), key=lambda entry: entry.name)
+        except OSError:
+            return
+        for entry in entries[:200]:
+            if entry.name.startswith(prefix) and (prefix.startswith(".") or not entry.name.startswith(".")):
+                shown = entry.name + ("/" if entry.is_dir() else "")
+                yield Completion(shown, start_position=-len(prefix))
+
+
+def history_path(data_dir: Path, project: Path) -> Path:
+    """One history file per project, in the data dir (never inside the project)."""
+    digest = hashlib.sha256(str(project).encode("utf-8")).hexdigest()[:16]
+    return data_dir / "history" / f"{digest}.txt"
+
+
+def open_history(path: Path) -> tuple[History, str | None]:
+    """The project's history file, or an in-memory one and a warning when it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+        return FileHistory(str(path)), None
+    except OSError as error:
+        return InMemoryHistory(), f"input history is not saved: cannot write {path} ({error.strerror})"
+
+
+def input_bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _submit(event: Any) -> None:
+        event.current_buffer.validate_and_handle()
+
+    @bindings.add("c-j")
+    @bindings.add("escape", "enter")
+    def _newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def build_prompt_session(history: History, completer: Completer) -> PromptSession[str]:
+    return PromptSession(
+        message=[("ansigreen bold", PROMPT)],
+        multiline=True,
+        key_bindings=input_bindings(),
+        history=history,
+        completer=completer,
+        complete_while_typing=True,
+        enable_history_search=False,  # Up walks the history; Ctrl-R searches it
+        prompt_continuation=lambda width, line_number, soft_wrap: "",  # copy/paste gets the text only
+        reserve_space_for_menu=4,
+    )

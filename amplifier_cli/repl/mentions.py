@@ -1,0 +1,62 @@
+"""`@path` in a prompt attaches that file's contents (paths relative to the working directory, `~` allowed).
+
+A word that does not name a file is left alone when it does not look like a path (`@alice`); when it does
+(`@src/a.py`, `@notes.txt`) the prompt is not sent and the user is told what is missing."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MENTION = re.compile(r"(?<![\w`])@([^\s`'\"]+)")
+MAX_BYTES = 256 * 1024
+
+
+@dataclass
+class Expanded:
+    prompt: str
+    attached: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _looks_like_path(word: str) -> bool:
+    return "/" in word or "." in word or word.startswith("~")
+
+
+def expand_mentions(text: str, cwd: Path) -> Expanded:
+    """The prompt with every mentioned file appended as a <file> block (each file once)."""
+    attached: list[Path] = []
+    blocks: list[str] = []
+    problems: list[str] = []
+    for match in MENTION.finditer(text):
+        word = match.group(1).rstrip(".,;:!?)")
+        path = (cwd / os.path.expanduser(word)).resolve()
+        if path.is_dir():
+            problems.append(f"@{word} is a directory ({path}); mention files, e.g. @{word.rstrip('/')}/README.md")
+            continue
+        if not path.is_file():
+            if _looks_like_path(word):
+                problems.append(f"@{word}: no such file ({path}, relative to {cwd})")
+            continue
+        if path in attached:
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            problems.append(f"@{word}: cannot read {path} ({error.strerror})")
+            continue
+        if len(data) > MAX_BYTES:
+            problems.append(f"@{word}: {path} is {len(data):,} bytes, over the {MAX_BYTES:,}-byte limit for "
+                            "attachments; mention a smaller file or ask the model to read parts of it")
+            continue
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(f"@{word}: {path} is not UTF-8 text; only text files can be attached")
+            continue
+        attached.append(path)
+        blocks.append(f'<file path="{word}">\n{content}{"" if content.endswith(chr(10)) else chr(10)}</file>')
+    prompt = text if not blocks else text + "\n\n" + "\n\n".join(blocks)
+    return Expanded(prompt, attached, problems)

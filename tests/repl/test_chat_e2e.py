@@ -1,0 +1,225 @@
+"""The interactive chat end to end: the installed `amplifier` in a pty, the fake Anthropic API behind it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import yaml
+from fakeapi import ToolCall, Turn
+
+
+def transcript_of(home: Path) -> list[dict]:
+    [session_dir] = [path for path in (home / "data" / "sessions").iterdir() if path.is_dir()]
+    lines = (session_dir / "transcript.jsonl").read_text("utf-8").splitlines()
+    return [json.loads(line) for line in lines if line]
+
+
+def test_several_turns_stream_text_before_each_turn_ends(spawn_chat, fake_api) -> None:
+    gate = threading.Event()
+    fake_api.add(Turn(text_chunks=["alpha-chunk ", "omega-chunk"], chunk_gate=gate), when_last_user_contains="one")
+    fake_api.add(Turn(text="second-answer"), when_last_user_contains="two")
+    chat = spawn_chat()  # `amplifier` with no arguments in a terminal is the chat
+    chat.ready()
+    chat.send_line("turn one")
+    chat.expect("alpha-chunk")  # shown while the server still holds the rest of the answer
+    gate.set()
+    chat.expect("omega-chunk")
+    chat.prompt()
+    chat.send_line("turn two")
+    chat.expect("second-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert fake_api.requests[-1].user_texts == ["turn one", "turn two"]
+
+
+def test_approval_deny_then_allow_once_then_always_allow_is_saved_and_reused(
+    spawn_chat, fake_api, chat_project: Path
+) -> None:
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "touch one.txt"})]), when_last_user_contains="first")
+    fake_api.add(Turn(text="model-saw-denial"), when_last_tool_result_contains="Denied")
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "touch two.txt && echo made-two"})]),
+                 when_last_user_contains="second")
+    fake_api.add(Turn(text="model-saw-two"), when_last_tool_result_contains="made-two")
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo run >> runs.txt && echo ran-it"})]),
+                 when_last_user_contains="third", times=2)
+    fake_api.add(Turn(text="model-saw-run"), when_last_tool_result_contains="ran-it", times=2)
+    chat = spawn_chat()
+    chat.ready()
+
+    chat.send_line("first")
+    shown = chat.expect("choose 1-3")
+    assert "Approval needed" in shown and "Tool: bash" in shown and "touch one.txt" in shown
+    assert "Risk: high" in shown and "[1] Allow once" in shown and "[2] Always allow" in shown
+    chat.child.send("3")
+    chat.expect("model-saw-denial")
+    chat.prompt()
+    assert not (chat_project / "one.txt").exists()
+
+    chat.send_line("second")
+    chat.expect("choose 1-3")
+    chat.child.send("1")
+    chat.expect("model-saw-two")
+    chat.prompt()
+    assert (chat_project / "two.txt").exists()
+
+    chat.send_line("third")
+    chat.expect("choose 1-3")
+    chat.child.send("2")
+    chat.expect("saved rule in")
+    chat.expect("model-saw-run")
+    chat.prompt()
+    chat.send_line("third again")
+    before = chat.expect("model-saw-run")
+    assert "Approval needed" not in before
+    chat.prompt()
+    assert chat.exit() == 0
+    assert (chat_project / "runs.txt").read_text() == "run\nrun\n"
+    local = yaml.safe_load((chat_project / ".amplifier" / "settings.local.yaml").read_text())
+    assert local["approval"]["rules"] == [{"tool": "bash", "command": "echo run >> runs.txt", "action": "allow"}]
+
+
+def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continue_shows_it(
+    spawn_chat, fake_api, amplifier_home: Path
+) -> None:
+    never = threading.Event()
+    fake_api.add(Turn(text_chunks=["stream-start ", "never-shown"], chunk_gate=never),
+                 when_last_user_contains="slow-stream")
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "sleep 30 && echo slept"})]),
+                 when_last_user_contains="slow-tool")
+    fake_api.add(Turn(text="after-interrupt-answer"), when_last_user_contains="after")
+    chat = spawn_chat()
+    chat.ready()
+
+    chat.send_line("slow-stream please")
+    chat.expect("stream-start")
+    chat.child.sendcontrol("c")
+    chat.expect("Interrupted")
+    chat.prompt()
+
+    chat.send_line("slow-tool please")
+    chat.expect("sleep 30")  # the tool line: the command is running now
+    chat.child.sendcontrol("c")
+    chat.expect("Stopping after the running tool")
+    chat.child.sendcontrol("c")
+    chat.expect("Interrupted")
+    chat.prompt()
+
+    chat.send_line("after that")
+    chat.expect("after-interrupt-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+
+    messages = transcript_of(amplifier_home)
+    calls = {call["id"] for message in messages for call in message.get("tool_calls") or []}
+    results = {message["tool_call_id"] for message in messages if message["role"] == "tool"}
+    assert calls and calls == results  # every tool call has its result, interrupted ones included
+    assert [m["content"] for m in messages if m["role"] == "user"] == [
+        "slow-stream please", "slow-tool please", "after that"]
+
+    resumed = spawn_chat("continue")
+    history = resumed.expect("· session ")
+    assert "Resumed session" in history and "slow-tool please" in history
+    assert "after-interrupt-answer" in history
+    resumed.prompt()
+    assert resumed.exit() == 0
+
+
+def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home: Path) -> None:
+    fake_api.add(Turn(text="first-reply"), when_last_user_contains="hello")
+    fake_api.add(Turn(text="other-model-reply"), when_last_user_contains="switched")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("hello")
+    chat.expect("first-reply")
+    chat.prompt()
+
+    chat.send_line("/help")
+    assert "/model" in chat.expect("Ctrl-D exits")
+    chat.prompt()
+    chat.send_line("/status")
+    status = chat.expect("tools: ")
+    assert "profile: chat-test" in status and "model: claude-test" in status and "tokens: in" in status
+    chat.expect("bash")
+    chat.prompt()
+    chat.send_line("/tools")
+    chat.expect("bash_output")
+    chat.prompt()
+    chat.send_line("/model claude-other")
+    chat.expect("Model for the next turns: anthropic · claude-other")
+    chat.prompt()
+    chat.send_line("switched now")
+    chat.expect("other-model-reply")
+    chat.prompt()
+    assert fake_api.requests[-1].model == "claude-other"
+
+    chat.send_line("/save notes/chat.md")
+    chat.expect("Saved the conversation")
+    chat.prompt()
+    saved = (chat_project / "notes" / "chat.md").read_text()
+    assert "## You" in saved and "hello" in saved and "other-model-reply" in saved
+    chat.send_line("/save chat.json")
+    chat.expect("Saved the conversation")
+    chat.prompt()
+    assert json.loads((chat_project / "chat.json").read_text())["messages"][0]["role"] == "system"
+
+    chat.send_line("/clear")
+    chat.expect("kept 1 system message")
+    chat.prompt()
+    assert [message["role"] for message in transcript_of(amplifier_home)] == ["system"]
+
+    chat.send_line("/stauts")
+    chat.expect("Did you mean /status?")
+    chat.prompt()
+    chat.send_line("/resume")
+    chat.expect("No other sessions")
+    chat.prompt()
+    assert chat.exit() == 0
+
+
+def test_file_mentions_shell_commands_and_multi_line_input(spawn_chat, fake_api, chat_project: Path) -> None:
+    (chat_project / "notes.txt").write_text("the-file-content\n")
+    fake_api.add(Turn(text="ok-answer"), repeat=True)
+    chat = spawn_chat("run")
+    chat.ready()
+
+    chat.send_line("summarise @notes.txt")
+    chat.expect("ok-answer")
+    chat.prompt()
+    assert "the-file-content" in fake_api.requests[-1].last_user_text
+
+    chat.send_line("read @missing.txt")
+    chat.expect("no such file")
+    chat.prompt()
+    chat.send_line("!echo shell-$((6*7))")
+    chat.expect("shell-42")
+    chat.prompt()
+    assert len(fake_api.requests) == 1  # neither was sent to the model
+
+    chat.child.send("line one")
+    chat.child.sendcontrol("j")
+    chat.child.send("line two\x1b\r")  # Alt-Enter
+    chat.send_line("line three")
+    chat.expect("ok-answer")
+    chat.prompt()
+    assert fake_api.requests[-1].last_user_text == "line one\nline two\nline three"
+
+    chat.child.send("\x1b[200~pasted one\rpasted two\x1b[201~")  # bracketed paste keeps its newline
+    chat.send_line("")
+    chat.expect("ok-answer")
+    chat.prompt()
+    assert fake_api.requests[-1].last_user_text == "pasted one\npasted two"
+
+    chat.child.send("discard this")
+    chat.child.sendcontrol("c")  # clears the line
+    chat.send_line("kept input")
+    chat.expect("ok-answer")
+    chat.prompt()
+    assert fake_api.requests[-1].last_user_text == "kept input"
+
+    chat.child.sendcontrol("d")
+    chat.child.expect("amplifier continue")
+    chat.child.expect(__import__("pexpect").EOF)
+    chat.child.close()
+    assert chat.child.exitstatus == 0
