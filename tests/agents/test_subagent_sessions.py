@@ -1,0 +1,257 @@
+"""Whole sessions through open_session against the fake API server (provider-anthropic, dummy key): the
+parent delegates with `task`, the child runs a tool and answers, the parent continues with that answer;
+the child is resumed by id; the depth limit refuses; cancelling the parent cancels the child and leaves both
+transcripts with every tool call paired; AGENTS.md reaches the first request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeapi import ToolCall, Turn
+
+from amplifier_cli.agents import SubAgentError
+from amplifier_cli.paths import AmplifierPaths
+from amplifier_cli.session_factory import LiveSession, SessionRequest, open_session, session_store_for
+
+from .conftest import PARENT_MARK, is_agent, is_parent, write_agent, write_profile
+
+READER_MARK = "READER-AGENT-MARK"
+WAIT = 30.0
+
+
+def tool_pairs_complete(messages: list[dict[str, Any]]) -> bool:
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
+        calls = {call["id"] for call in message.get("tool_calls") or []}
+        answered = set()
+        for later in messages[index + 1:]:
+            if later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        if not calls <= answered:
+            return False
+    return True
+
+
+def transcript(session_dir: Path) -> list[dict[str, Any]]:
+    lines = (session_dir / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def children_of(live: LiveSession) -> list[Any]:
+    return session_store_for(live.paths).children_of(live.session_id)
+
+
+@pytest.fixture
+async def opened():
+    sessions: list[LiveSession] = []
+
+    async def open_(profile: str = "agents-test") -> LiveSession:
+        live = await open_session(SessionRequest(profile=profile), paths=AmplifierPaths.discover())
+        sessions.append(live)
+        return live
+
+    yield open_
+    for live in sessions:
+        await live.close()
+
+
+@pytest.fixture
+def project(project_dir, anthropic_env):
+    write_profile(project_dir, hooks=[{"module": "hooks-logging"}])
+    write_agent(project_dir, "reader", f"{READER_MARK}: you read files and report.")
+    (project_dir / "data.txt").write_text("the launch code is 4711\n")
+    return project_dir
+
+
+def script_delegation(server: Any) -> None:
+    """Parent -> task(reader) -> child read_file -> child answer -> parent answer."""
+    child = is_agent(READER_MARK)
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "read data.txt"})]),
+               when=lambda r: is_parent(r) and r.last_user_text == "what is the code?")
+    server.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
+               when=lambda r: child(r) and r.last_user_text == "read data.txt")
+    server.add(Turn(text="The code is 4711."), when=lambda r: child(r) and "4711" in r.last_tool_result_text)
+    server.add(Turn(text="Your code: 4711."),
+               when=lambda r: is_parent(r) and "The code is 4711." in r.last_tool_result_text)
+
+
+async def test_parent_delegates_child_runs_a_tool_and_the_parent_continues_with_its_answer(project, opened,
+                                                                                         fake_api):
+    script_delegation(fake_api)
+    live = await opened()
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    async def record(event: str, data: dict[str, Any]) -> None:
+        seen.append((event, data))
+
+    for name in ("task:agent_spawned", "task:agent_completed"):
+        live.coordinator.hooks.register(name, record)
+
+    answer = await live.execute("what is the code?")
+
+    assert answer == "Your code: 4711."
+    assert fake_api.unmatched == []
+    result = json.loads(fake_api.requests[-1].last_tool_result_text)
+    [child_meta] = children_of(live)
+    assert result == {"response": "The code is 4711.", "session_id": child_meta.session_id, "agent": "reader"}
+    assert child_meta.agent == "reader" and child_meta.status == "completed"
+    child_dir = live.record.directory.parent / child_meta.session_id
+    saved = transcript(child_dir)
+    assert [m["role"] for m in saved] == ["system", "user", "assistant", "tool", "assistant"]
+    assert READER_MARK in saved[0]["content"] and PARENT_MARK not in saved[0]["content"]
+    assert tool_pairs_complete(saved) and tool_pairs_complete(transcript(live.record.directory))
+    assert [event for event, _ in seen] == ["task:agent_spawned", "task:agent_completed"]
+    assert seen[1][1]["success"] is True and seen[1][1]["sub_session_id"] == child_meta.session_id
+    # the child's own events (hooks-logging in the child) carry the parent's id
+    child_events = [json.loads(line) for line in (child_dir / "events.jsonl").read_text().splitlines()]
+    assert child_events and {record["parent_id"] for record in child_events} == {live.session_id}
+    assert any(record["event"] == "session:fork" for record in child_events)
+    # the parent's usage includes the child's two requests
+    assert live.usage.session.requests == 4
+
+
+async def test_the_model_continues_the_same_child_by_session_id(project, opened, fake_api):
+    script_delegation(fake_api)
+    child = is_agent(READER_MARK)
+
+    def resume_call(request: Any) -> Turn:
+        child_id = re.search(r'"session_id": "([0-9a-f-]+)"', json.dumps(request.json["messages"])
+                             .replace('\\"', '"')).group(1)
+        return Turn(tool_calls=[ToolCall("task", {"session_id": child_id, "instruction": "and the first word?"})])
+
+    fake_api.add(resume_call, when=lambda r: is_parent(r) and r.last_user_text == "ask it again")
+    fake_api.add(Turn(text="The first word is 'the'."),
+                 when=lambda r: child(r) and r.last_user_text == "and the first word?")
+    fake_api.add(Turn(text="It says 'the'."),
+                 when=lambda r: is_parent(r) and "first word is" in r.last_tool_result_text)
+    live = await opened()
+
+    await live.execute("what is the code?")
+    answer = await live.execute("ask it again")
+
+    assert answer == "It says 'the'."
+    [child_meta] = children_of(live)  # resumed, not a second child
+    resumed_request = next(r for r in fake_api.requests if r.last_user_text == "and the first word?")
+    assert resumed_request.user_texts[0] == "read data.txt"  # the child remembers its first task
+    assert "4711" in json.dumps(resumed_request.json["messages"])
+    saved = transcript(live.record.directory.parent / child_meta.session_id)
+    assert [m["role"] for m in saved][-2:] == ["user", "assistant"] and tool_pairs_complete(saved)
+
+
+async def test_depth_limit_refuses_a_sub_agent_that_tries_to_delegate(project_dir, anthropic_env, opened, fake_api):
+    write_profile(project_dir, tools=[{"module": "tool-task", "config": {"max_depth": 1}}])
+    write_agent(project_dir, "reader", f"{READER_MARK}: you read files.")
+    child = is_agent(READER_MARK)
+    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "go deeper"})]),
+                 when=lambda r: is_parent(r) and r.last_user_text == "start")
+    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "grandchild"})]),
+                 when=lambda r: child(r) and r.last_user_text == "go deeper")
+    fake_api.add(Turn(text="I could not delegate."), when=lambda r: child(r) and "refused" in r.last_tool_result_text)
+    fake_api.add(Turn(text="done"), when=lambda r: is_parent(r) and "could not delegate" in r.last_tool_result_text)
+    live = await opened()
+
+    assert await live.execute("start") == "done"
+
+    refusal = next(r for r in fake_api.requests if "refused" in r.last_tool_result_text).last_tool_result_text
+    assert "depth 1" in refusal and "max_depth=1" in refusal
+    assert len(session_store_for(live.paths).all_metadata()) == 2  # no grandchild session was created
+
+
+async def test_the_app_enforces_the_depth_limit_and_unknown_agents_whoever_calls_spawn(project, opened):
+    live = await opened()
+    spawn = live.coordinator.get_capability("session.spawn")
+    assert live.coordinator.get_capability("session.depth") == 0
+    with pytest.raises(SubAgentError, match="max_depth=0") as refused:
+        await spawn("reader", "x", live.session, max_depth=0)
+    assert refused.value.refused
+    with pytest.raises(SubAgentError, match=r"unknown agent 'ghost'.*reader"):
+        await spawn("ghost", "x")
+    with pytest.raises(SubAgentError, match="not a sub-agent of this session"):
+        await live.coordinator.get_capability("session.resume")(live.session_id, "x")
+    assert children_of(live) == []
+
+
+async def test_immediate_cancel_during_the_child_cancels_it_and_both_transcripts_stay_paired(project, opened,
+                                                                                           fake_api):
+    child = is_agent(READER_MARK)
+    gate = threading.Event()
+    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "read data.txt"})]),
+                 when=lambda r: is_parent(r) and r.last_user_text == "what is the code?")
+    fake_api.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
+                 when=lambda r: child(r) and r.last_user_text == "read data.txt")
+    held = fake_api.add(Turn(text="never seen"), when=lambda r: child(r) and "4711" in r.last_tool_result_text,
+                        gate=gate)
+    live = await opened()
+    turn = asyncio.ensure_future(live.execute("what is the code?"))
+    try:
+        assert await asyncio.to_thread(held.matched.wait, WAIT), "the child's second request never arrived"
+        await live.coordinator.request_cancel(immediate=True)
+        answer = await asyncio.wait_for(turn, WAIT)
+    finally:
+        gate.set()
+
+    assert answer == ""
+    [child_meta] = children_of(live)
+    assert child_meta.status == "cancelled"
+    child_saved = transcript(live.record.directory.parent / child_meta.session_id)
+    parent_saved = transcript(live.record.directory)
+    assert tool_pairs_complete(child_saved) and tool_pairs_complete(parent_saved)
+    assert [m["role"] for m in child_saved][:4] == ["system", "user", "assistant", "tool"]
+    task_result = next(m for m in parent_saved if m["role"] == "tool")
+    assert "Cancel" in task_result["content"]
+    assert live.coordinator.cancellation._children == []  # the child's token was unlinked
+
+
+async def test_agents_md_is_system_content_of_the_first_request_of_parent_and_child(project, opened, fake_api):
+    (project / "AGENTS.md").write_text("HOUSE-RULE: answer in haiku. @docs/style.md @../outside.md\n")
+    (project / "docs").mkdir()
+    (project / "docs" / "style.md").write_text("STYLE-RULE: no emoji.")
+    (project.parent / "outside.md").write_text("OUTSIDE-SECRET")
+    script_delegation(fake_api)
+    live = await opened()
+
+    await live.execute("what is the code?")
+
+    first, child_first = fake_api.requests[0], fake_api.requests[1]
+    for request in (first, child_first):
+        assert "HOUSE-RULE: answer in haiku." in request.system_text
+        assert "STYLE-RULE: no emoji." in request.system_text
+        assert "OUTSIDE-SECRET" not in json.dumps(request.json)
+    assert first.system_text.index(PARENT_MARK) < first.system_text.index("HOUSE-RULE")
+    assert live.instruction_files == [project / "AGENTS.md", project / "docs" / "style.md"]
+    assert any("@../outside.md" in warning and "refused" in warning for warning in live.warnings)
+
+
+async def test_a_profile_can_turn_project_instructions_off(project_dir, anthropic_env, opened, fake_api):
+    write_profile(project_dir, tools=[], project_instructions=False)
+    (project_dir / "AGENTS.md").write_text("HOUSE-RULE")
+    fake_api.add(Turn(text="ok"))
+    live = await opened()
+    await live.execute("hi")
+    assert "HOUSE-RULE" not in fake_api.requests[0].system_text
+    assert live.instruction_files == []
+
+
+async def test_a_resumed_session_reports_its_instruction_files_without_adding_them_again(project, opened,
+                                                                                          fake_api):
+    (project / "AGENTS.md").write_text("HOUSE-RULE")
+    fake_api.add(Turn(text="one"))
+    fake_api.add(Turn(text="two"))
+    first = await opened()
+    await first.execute("hi")
+    await first.close()
+    resumed = await open_session(SessionRequest(resume_id=first.session_id), paths=AmplifierPaths.discover())
+    try:
+        await resumed.execute("again")
+    finally:
+        await resumed.close()
+    assert resumed.instruction_files == [project / "AGENTS.md"]
+    assert fake_api.requests[1].system_text.count("HOUSE-RULE") == 1
