@@ -23,8 +23,8 @@ from amplifier_core.message_models import (
     Usage,
 )
 
-from .message_parts import image_url, message_text, output_text
-from .responses_convert import parse_arguments
+from .message_parts import image_url, message_text, tool_output
+from .shared_wire import function_definition, named_json_schema, parse_arguments, tool_choice_keyword, usage_from_counts
 from .tool_pairs import assistant_calls
 
 # -- request ------------------------------------------------------------------------------------------
@@ -107,33 +107,22 @@ def messages_to_chat(messages: list[Message]) -> list[dict[str, Any]]:
             else:
                 wire.append(converted)
         elif message.role in ("tool", "function"):
-            content = message.content if isinstance(message.content, str) else output_text(message.content)
-            wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": content})
+            wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": tool_output(message)})
     if system_texts:
         wire.insert(0, {"role": "system", "content": "\n\n".join(system_texts)})
     return wire
 
 
 def tools_to_chat(tools: list[ToolSpec] | None) -> list[dict[str, Any]]:
-    converted = []
-    for tool in tools or []:
-        function: dict[str, Any] = {"name": tool.name,
-                                    "parameters": tool.parameters or {"type": "object", "properties": {}}}
-        if tool.description:
-            function["description"] = tool.description
-        converted.append({"type": "function", "function": function})
-    return converted
+    """Function tools in the Chat shape (nested: ``{"type": "function", "function": {...}}``)."""
+    return [{"type": "function", "function": function_definition(tool)} for tool in tools or []]
 
 
 def tool_choice_to_chat(choice: str | dict[str, Any] | None) -> Any:
     if choice is None:
         return None
     if isinstance(choice, str):
-        if choice in ("auto", "none", "required"):
-            return choice
-        if choice == "any":
-            return "required"
-        return {"type": "function", "function": {"name": choice}}
+        return tool_choice_keyword(choice) or {"type": "function", "function": {"name": choice}}
     name = choice.get("name") or (choice.get("function") or {}).get("name")
     return {"type": "function", "function": {"name": name}} if name else choice
 
@@ -144,10 +133,7 @@ def response_format_to_chat(response_format: Any) -> dict[str, Any] | None:
     if kind == "json":
         return {"type": "json_object"}
     if kind == "json_schema":
-        schema: dict[str, Any] = {"name": "response", "schema": response_format.json_schema}
-        if response_format.strict is not None:
-            schema["strict"] = response_format.strict
-        return {"type": "json_schema", "json_schema": schema}
+        return {"type": "json_schema", "json_schema": named_json_schema(response_format)}
     return None
 
 
@@ -158,17 +144,9 @@ def usage_from_chat(usage: dict[str, Any] | None) -> Usage | None:
     """Chat usage: prompt_tokens already includes cached tokens (gross), as the kernel wants."""
     if not usage:
         return None
-    prompt = int(usage.get("prompt_tokens") or 0)
-    completion = int(usage.get("completion_tokens") or 0)
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-    reasoning = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens")
-    return Usage(
-        input_tokens=prompt,
-        output_tokens=completion,
-        total_tokens=int(usage.get("total_tokens") or prompt + completion),
-        cache_read_tokens=int(cached) if cached is not None else None,
-        reasoning_tokens=int(reasoning) if reasoning is not None else None,
-    )
+    return usage_from_counts(usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens"),
+                             cached=(usage.get("prompt_tokens_details") or {}).get("cached_tokens"),
+                             reasoning=(usage.get("completion_tokens_details") or {}).get("reasoning_tokens"))
 
 
 def reasoning_text_of(message: dict[str, Any]) -> str | None:

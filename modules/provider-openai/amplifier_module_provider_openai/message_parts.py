@@ -30,6 +30,11 @@ def output_text(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
+def tool_output(message: Message) -> str:
+    """The text of a tool-result message as the model reads it (see ``output_text``)."""
+    return message.content if isinstance(message.content, str) else output_text(message.content)
+
+
 def message_text(message: Message) -> str:
     """All text of a message (text blocks joined by blank lines; other blocks ignored)."""
     if isinstance(message.content, str):

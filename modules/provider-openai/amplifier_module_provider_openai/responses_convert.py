@@ -8,7 +8,6 @@ carried across turns as reasoning items rebuilt from ThinkingBlocks whose ``cont
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,10 +24,9 @@ from amplifier_core.message_models import (
     Usage,
 )
 
-from .message_parts import image_url, message_text, output_text
+from .message_parts import image_url, message_text, tool_output
+from .shared_wire import function_definition, named_json_schema, parse_arguments, tool_choice_keyword, usage_from_counts
 from .tool_pairs import assistant_calls
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -146,32 +144,21 @@ def messages_to_responses(messages: list[Message]) -> ResponsesInput:
         elif message.role == "assistant":
             items.extend(_assistant_items(message))
         elif message.role in ("tool", "function"):
-            content = message.content if isinstance(message.content, str) else output_text(message.content)
-            items.append({"type": "function_call_output", "call_id": message.tool_call_id, "output": content})
+            items.append({"type": "function_call_output", "call_id": message.tool_call_id,
+                          "output": tool_output(message)})
     return ResponsesInput("\n\n".join(instructions) or None, items)
 
 
 def tools_to_responses(tools: list[ToolSpec] | None) -> list[dict[str, Any]]:
     """Function tools in the Responses shape (flat: name/description/parameters at the top level)."""
-    converted = []
-    for tool in tools or []:
-        entry: dict[str, Any] = {"type": "function", "name": tool.name,
-                                 "parameters": tool.parameters or {"type": "object", "properties": {}}}
-        if tool.description:
-            entry["description"] = tool.description
-        converted.append(entry)
-    return converted
+    return [{"type": "function", **function_definition(tool)} for tool in tools or []]
 
 
 def tool_choice_to_responses(choice: str | dict[str, Any] | None) -> Any:
     if choice is None:
         return None
     if isinstance(choice, str):
-        if choice in ("auto", "none", "required"):
-            return choice
-        if choice == "any":
-            return "required"
-        return {"type": "function", "name": choice}
+        return tool_choice_keyword(choice) or {"type": "function", "name": choice}
     if choice.get("type") in ("tool", "function") and choice.get("name"):
         return {"type": "function", "name": choice["name"]}
     return choice
@@ -183,29 +170,11 @@ def response_format_to_responses(response_format: Any) -> dict[str, Any] | None:
     if kind == "json":
         return {"type": "json_object"}
     if kind == "json_schema":
-        wire: dict[str, Any] = {"type": "json_schema", "name": "response", "schema": response_format.json_schema}
-        if response_format.strict is not None:
-            wire["strict"] = response_format.strict
-        return wire
+        return {"type": "json_schema", **named_json_schema(response_format)}
     return None
 
 
 # -- response -----------------------------------------------------------------------------------------
-
-
-def parse_arguments(raw: Any, *, tool_name: str) -> dict[str, Any]:
-    """Tool arguments from the JSON text the model produced; invalid JSON becomes {} (logged), so the tool
-    reports the missing parameters to the model instead of the whole turn failing."""
-    if isinstance(raw, dict):
-        return raw
-    if not raw or not str(raw).strip():
-        return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        logger.warning("openai: arguments for tool %s are not valid JSON; passing {}: %.200s", tool_name, raw)
-        return {}
-    return value if isinstance(value, dict) else {"value": value}
 
 
 def block_from_item(item: dict[str, Any]) -> ThinkingBlock | TextBlock | ToolCallBlock | None:
@@ -236,17 +205,9 @@ def usage_from_responses(usage: dict[str, Any] | None) -> Usage | None:
     """Responses usage: input_tokens already includes cached tokens (gross), as the kernel wants."""
     if not usage:
         return None
-    input_tokens = int(usage.get("input_tokens") or 0)
-    output_tokens = int(usage.get("output_tokens") or 0)
-    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
-    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
-    return Usage(
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        total_tokens=int(usage.get("total_tokens") or input_tokens + output_tokens),
-        cache_read_tokens=int(cached) if cached is not None else None,
-        reasoning_tokens=int(reasoning) if reasoning is not None else None,
-    )
+    return usage_from_counts(usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens"),
+                             cached=(usage.get("input_tokens_details") or {}).get("cached_tokens"),
+                             reasoning=(usage.get("output_tokens_details") or {}).get("reasoning_tokens"))
 
 
 def finish_reason_of(response: dict[str, Any], has_tool_calls: bool) -> str | None:
