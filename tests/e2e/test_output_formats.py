@@ -92,12 +92,13 @@ def test_stream_json_from_provider_scripted_is_one_json_object_per_line(e2e) -> 
     assert (e2e.project / "out.txt").read_text() == "hello\n"
 
 
-def test_stream_json_against_the_anthropic_api_is_one_json_object_per_line(e2e_api) -> None:
+def test_stream_json_against_the_chat_completions_api_is_one_json_object_per_line(e2e_api) -> None:
     _script_tool_run(e2e_api.server)
-    e2e_api.profile("fake", provider_config={"default_model": "claude-e2e"})
-    result = e2e_api.run("run", "-P", "fake", "--output-format", "stream-json", "please write the file")
+    e2e_api.profile("fake-chat", provider="openai", provider_config={"api": "chat", "default_model": "gpt-e2e"})
+    result = e2e_api.run("run", "-P", "fake-chat", "--output-format", "stream-json", "please write the file")
     assert result.returncode == 0, result.stderr
+    assert {request.api for request in e2e_api.server.requests} == {"chat"}
     records = _stream_records(result.stdout)
-    _assert_stream(records, profile="fake", model="claude-e2e")
+    _assert_stream(records, profile="fake-chat", model="gpt-e2e")
     usage = [record for record in records if record["type"] == "usage"]
     assert usage[-1]["usage"]["input_tokens"] == 30

@@ -16,19 +16,14 @@ def _script_answers(server) -> None:
 
 
 def _assistant_texts(request) -> list[str]:
-    texts = []
-    for message in request.json.get("messages", []):
-        if message.get("role") == "assistant":
-            content = message.get("content")
-            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-            texts += [block.get("text", "") for block in blocks if block.get("type") == "text"]
-    return texts
+    """Assistant turns replayed in a Chat Completions request."""
+    return [message["content"] for message in request.json["messages"] if message["role"] == "assistant"]
 
 
 def test_run_resume_session_resume_and_continue_send_the_whole_prior_conversation(e2e_api, tmp_path) -> None:
     server = e2e_api.server
     _script_answers(server)
-    e2e_api.profile("fake", tools=())
+    e2e_api.profile("fake", provider="openai", provider_config={"api": "chat"}, tools=())
     first = e2e_api.run("run", "-P", "fake", QUESTIONS[0])
     assert first.returncode == 0, first.stderr
     session = e2e_api.only_session()
