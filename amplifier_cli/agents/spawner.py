@@ -181,8 +181,9 @@ class SubAgentSpawner:
         live = self._live()
         coordinator = live.coordinator
         parent_ui = coordinator.get_capability("ui.output") or {}
+        # the app never prints a child's answer (the parent gets it), so its UI shows the child's text too
         child_ui = {**parent_ui, "indent": int(parent_ui.get("indent") or 0) + INDENT_PER_DEPTH,
-                    "label": agent.name}
+                    "label": agent.name, "show_answer_text": True}
         catalog = AgentCatalog(agents=_child_agents(agents, agent))
         try:
             child = await open_session(
