@@ -1,5 +1,7 @@
 """Startup time of the `amplifier` command: median wall time of `--help` and `--version` (and any extra
-argument lists other benchmarks register in CASES). Prints numbers; asserts nothing.
+argument lists other benchmarks register in CASES), and for the interactive chat, in a pseudo-terminal, the
+time from launch to the prompt being shown and to the session being open (bundled `demo` profile, no key).
+Prints numbers; asserts nothing.
 
     python bench/startup.py [--runs N]
 """
@@ -38,6 +40,33 @@ def time_once(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def time_to_prompt(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """(seconds to the prompt, seconds to the session line) of `amplifier run -P demo` in a pty."""
+    import pexpect
+
+    start = time.perf_counter()
+    child = pexpect.spawn(command[0], [*command[1:], "run", "-P", "demo"], env=env, cwd=cwd, encoding="utf-8",
+                          dimensions=(40, 120), timeout=30)
+    try:
+        child.expect_exact("❯ ")
+        prompt = time.perf_counter() - start
+        child.expect_exact("· session ")
+        ready = time.perf_counter() - start
+        child.expect_exact("❯ ")  # redrawn below the session line; keys sent while it prints could be lost
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    return prompt, ready
+
+
+def _report(name: str, samples: list[float]) -> None:
+    print(
+        f"{name:<12} median {statistics.median(samples) * 1000:7.1f} ms   "
+        f"min {min(samples) * 1000:7.1f} ms   max {max(samples) * 1000:7.1f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -49,10 +78,13 @@ def main() -> None:
         for name, extra in CASES:
             time_once(base + extra, env)  # warm the OS file cache
             samples = [time_once(base + extra, env) for _ in range(args.runs)]
-            print(
-                f"{name:<12} median {statistics.median(samples) * 1000:7.1f} ms   "
-                f"min {min(samples) * 1000:7.1f} ms   max {max(samples) * 1000:7.1f} ms"
-            )
+            _report(name, samples)
+        chat_env = {**env, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": env.get("TERM", "xterm-256color")}
+        with tempfile.TemporaryDirectory() as project:
+            time_to_prompt(base, chat_env, project)  # warm the OS file cache
+            runs = [time_to_prompt(base, chat_env, project) for _ in range(args.runs)]
+        _report("chat prompt", [prompt for prompt, _ in runs])
+        _report("chat ready", [ready for _, ready in runs])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,171 @@
+"""The REPL's pieces without a terminal: mentions, approvals and saved rules, export, completion, warm-up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from amplifier_cli.paths import AmplifierPaths
+from amplifier_cli.repl.approval import ReplApproval, choose_option, save_rule, saved_rules
+from amplifier_cli.repl.export import save_transcript
+from amplifier_cli.repl.input import ReplCompleter, history_path
+from amplifier_cli.repl.mentions import expand_mentions
+from amplifier_cli.repl.warmup import provider_sdks
+from amplifier_cli.settings import load_settings
+from amplifier_core.approval import ApprovalTimeoutError
+
+
+def test_a_mentioned_file_is_attached_once_after_the_prompt(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha")
+    expanded = expand_mentions("see @a.txt and again @a.txt, thanks", tmp_path)
+    assert expanded.problems == []
+    assert expanded.prompt.startswith("see @a.txt and again @a.txt, thanks\n\n")
+    assert expanded.prompt.count('<file path="a.txt">\nalpha\n</file>') == 1
+
+
+def test_a_missing_path_is_reported_but_a_handle_or_an_email_is_left_alone(tmp_path: Path) -> None:
+    expanded = expand_mentions("ask @alice, mail bob@example.com, read @docs/x.md", tmp_path)
+    assert len(expanded.problems) == 1 and "@docs/x.md: no such file" in expanded.problems[0]
+    assert str(tmp_path) in expanded.problems[0]
+
+
+def test_directories_and_binary_files_are_refused_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00")
+    problems = expand_mentions("@src @blob.bin", tmp_path).problems
+    assert "is a directory" in problems[0] and "not UTF-8 text" in problems[1]
+
+
+def _paths(project: Path) -> AmplifierPaths:
+    return AmplifierPaths.discover(cwd=project)
+
+
+def test_saved_rules_go_to_local_settings_without_duplicates_and_all_scopes_are_read(project_dir: Path) -> None:
+    paths = _paths(project_dir)
+    (project_dir / ".amplifier" / "settings.yaml").write_text(
+        "approval:\n  rules:\n    - {tool: bash, command: make}\n")
+    rule = {"tool": "bash", "command": "touch a", "action": "allow"}
+    written = save_rule(paths, rule)
+    save_rule(paths, rule)
+    assert written == project_dir / ".amplifier" / "settings.local.yaml"
+    assert yaml.safe_load(written.read_text())["approval"]["rules"] == [rule]
+    assert saved_rules(load_settings(paths)) == [{"tool": "bash", "command": "make"}, rule]
+
+
+class _Coordinator:
+    def __init__(self, rule: dict | None) -> None:
+        self.rule = rule
+        self.asked: list[str] = []
+
+    def get_capability(self, name: str):
+        def remember(prompt: str):
+            self.asked.append(prompt)
+            return self.rule
+
+        return remember if name == "approval.remember" else None
+
+
+async def test_always_allow_asks_the_hook_for_the_rule_and_saves_it(project_dir: Path) -> None:
+    approval = ReplApproval(_paths(project_dir))
+    approval.coordinator = _Coordinator({"tool": "bash", "command": "ls x", "action": "allow"})
+
+    async def pick_always(options):
+        return "Always allow"
+
+    approval.choose = pick_always
+    assert await approval.request_approval("Tool: bash", ["Allow once", "Always allow", "Deny"], 10, "deny") \
+        == "Always allow"
+    assert approval.coordinator.asked == ["Tool: bash"]
+    saved = yaml.safe_load((project_dir / ".amplifier" / "settings.local.yaml").read_text())
+    assert saved["approval"]["rules"] == [{"tool": "bash", "command": "ls x", "action": "allow"}]
+
+
+async def test_allow_once_saves_nothing(project_dir: Path) -> None:
+    approval = ReplApproval(_paths(project_dir))
+    approval.coordinator = _Coordinator({"tool": "bash"})
+
+    async def pick_once(options):
+        return "Allow once"
+
+    approval.choose = pick_once
+    assert await approval.request_approval("p", ["Allow once", "Always allow", "Deny"], 10, "deny") == "Allow once"
+    assert approval.coordinator.asked == []
+    assert not (project_dir / ".amplifier" / "settings.local.yaml").exists()
+
+
+async def test_no_answer_in_time_raises_approval_timeout_and_closes_the_question(project_dir: Path) -> None:
+    approval = ReplApproval(_paths(project_dir))
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        with pytest.raises(ApprovalTimeoutError):
+            await approval.request_approval("p", ["Allow once", "Always allow", "Deny"], 0.05, "deny")
+        pipe.send_text("1")  # the next question works: the timed-out one let go of the terminal
+        assert await choose_option(["Allow once", "Always allow", "Deny"]) == "Allow once"
+
+
+@pytest.mark.parametrize(("keys", "expected"), [("2", "Always allow"), ("3", "Deny"), ("y", "Allow once"),
+                                                ("n", "Deny"), ("x\r\x03", "Deny")])
+async def test_one_key_picks_an_option_and_ctrl_c_denies(keys: str, expected: str) -> None:
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text(keys)
+        assert await choose_option(["Allow once", "Always allow", "Deny"]) == expected
+
+
+def test_save_writes_markdown_or_json_by_file_name(tmp_path: Path) -> None:
+    call = {"type": "tool_call", "id": "c1", "name": "bash", "input": {"command": "ls"}}
+    messages = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": "calling"}, call],
+         "tool_calls": [{"id": "c1", "tool": "bash", "arguments": {"command": "ls"}}]},
+        {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": "a.txt"},
+    ]
+    markdown = save_transcript(tmp_path / "s.md", messages, {"session_id": "abc", "model": "m"}).read_text()
+    assert "# Session abc" in markdown and "## You\n\nhi" in markdown and "### Tool call: bash" in markdown
+    assert "### Result of bash" in markdown
+    data = json.loads(save_transcript(tmp_path / "s.json", messages, {"session_id": "abc"}).read_text())
+    assert data["session_id"] == "abc" and data["messages"] == messages
+
+
+def test_slash_commands_complete_with_descriptions_and_at_paths_complete_files(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "src").mkdir()
+    completer = ReplCompleter([("/status", "show status"), ("/save", "save")], tmp_path)
+
+    def complete(text: str) -> list[str]:
+        return [item.text for item in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/s") == ["/status", "/save"]
+    assert complete("look at @no") == ["notes.txt"]
+    assert complete("look at @s") == ["src/"]
+    assert complete("plain words") == []
+
+
+def test_history_is_one_file_per_project_in_the_data_dir(tmp_path: Path) -> None:
+    first = history_path(tmp_path / "data", Path("/p/one"))
+    assert first.parent == tmp_path / "data" / "history"
+    assert first != history_path(tmp_path / "data", Path("/p/two"))
+    assert first == history_path(tmp_path / "data", Path("/p/one"))
+
+
+def test_warm_up_imports_the_sdk_of_each_bundled_provider_in_the_plan() -> None:
+    plan = {"providers": [{"module": "provider-anthropic"}, {"module": "provider-openai"},
+                          {"module": "provider-scripted"}, {"module": "provider-anthropic", "instance_id": "b"}]}
+    assert provider_sdks(plan) == ["anthropic", "openai"]
+
+
+def test_the_repl_modules_import_neither_the_kernel_nor_a_provider_sdk_before_the_prompt() -> None:
+    code = ("import sys, amplifier_cli.repl, amplifier_cli.repl.app, amplifier_cli.repl.input; "
+            "heavy = [m for m in ('amplifier_core', 'anthropic', 'openai', 'pydantic') if m in sys.modules]; "
+            "print(heavy)")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"
