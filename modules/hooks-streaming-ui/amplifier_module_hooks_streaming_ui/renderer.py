@@ -181,7 +181,9 @@ class StreamingRenderer:
             self._line(f"      {line}", style="dim")
 
     def tool_error(self, name: str, error: Any) -> None:
-        message = error.get("message") if isinstance(error, dict) else str(error)
+        # loops send {"type", "msg"} (upstream's tool:error shape); accept "message" too
+        message = (error.get("msg") or error.get("message") or error.get("type")) if isinstance(error, dict) \
+            else str(error)
         self._line(f"  ⎿ ✗ {name}: {message}", style="red")
 
     def todos(self, items: list[dict[str, Any]]) -> None:

@@ -76,6 +76,13 @@ async def test_tool_call_and_result_lines_are_compact_and_truncated() -> None:
     assert lines[4] == "  ⎿ ✗ bash: boom"
 
 
+async def test_a_tool_error_shows_the_loops_message() -> None:
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("tool:error", {"tool_name": "bash",
+                                                "error": {"type": "ToolDenied", "msg": "User denied: touch x"}})
+    assert stream.getvalue().splitlines() == ["  ⎿ ✗ bash: User denied: touch x"]
+
+
 @pytest.mark.parametrize(("mode", "expected"), [("stream", "deep thought"), ("collapsed", "12 chars, hidden"),
                                                 ("hidden", None)])
 async def test_thinking_modes(mode: str, expected: str | None) -> None:
