@@ -13,7 +13,6 @@ import platform
 import statistics
 import sys
 import tempfile
-import textwrap
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -22,6 +21,10 @@ from typing import Any
 from amplifier_core import AmplifierSession, HookRegistry, HookResult
 from amplifier_core.module_sources import ModuleNotFoundError as SourceNotFoundError
 from amplifier_core.module_sources import ModuleSource
+
+# The module package writer (and the in-memory context) shared with the kernel tests live in tests/support.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+from testkit.module_packages import IN_MEMORY_CONTEXT, module_package_name, write_module_package
 
 # A minimal but honest agent loop: builds a ChatRequest from the context each step, emits the standard
 # events, runs requested tools with tool:pre/tool:post, and stops when the provider answers without tools.
@@ -62,25 +65,6 @@ class Loop:
 
 async def mount(coordinator, config):
     await coordinator.mount("orchestrator", Loop())
-'''
-
-CONTEXT = '''
-class Memory:
-    def __init__(self):
-        self.messages = []
-    async def add_message(self, message):
-        self.messages.append(message)
-    async def get_messages_for_request(self, token_budget=None, provider=None):
-        return list(self.messages)
-    async def get_messages(self):
-        return list(self.messages)
-    async def set_messages(self, messages):
-        self.messages = list(messages)
-    async def clear(self):
-        self.messages.clear()
-
-async def mount(coordinator, config):
-    await coordinator.mount("context", Memory())
 '''
 
 # Answers instantly. With ``tool_every_turn`` it first asks for one tool call, then answers after the result.
@@ -125,7 +109,7 @@ async def mount(coordinator, config):
     await coordinator.mount("tools", Noop())
 '''
 
-MODULES = {"loop-bench": LOOP, "context-bench": CONTEXT, "provider-bench": PROVIDER, "tool-bench": TOOL}
+MODULES = {"loop-bench": LOOP, "context-bench": IN_MEMORY_CONTEXT, "provider-bench": PROVIDER, "tool-bench": TOOL}
 
 
 class _Source(ModuleSource):
@@ -150,9 +134,7 @@ class BenchResolver:
 
 def write_modules(root: Path) -> None:
     for module_id, source in MODULES.items():
-        package = root / module_id / ("amplifier_module_" + module_id.replace("-", "_"))
-        package.mkdir(parents=True)
-        (package / "__init__.py").write_text(textwrap.dedent(source))
+        write_module_package(root / module_id, module_package_name(module_id), source)
 
 
 def plan(tools: bool) -> dict[str, Any]:

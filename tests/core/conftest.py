@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit.module_packages import IN_MEMORY_CONTEXT, module_package_name, write_module_package
 
 from amplifier_core.module_sources import ModuleNotFoundError as SourceNotFoundError
 from amplifier_core.module_sources import ModuleSource
@@ -38,30 +38,6 @@ class Orchestrator:
 async def mount(coordinator, config):
     orchestrator = Orchestrator(config)
     await coordinator.mount("orchestrator", orchestrator)
-'''
-
-CONTEXT_SOURCE = '''
-class ListContext:
-    def __init__(self):
-        self.messages = []
-
-    async def add_message(self, message):
-        self.messages.append(message)
-
-    async def get_messages_for_request(self, token_budget=None, provider=None):
-        return list(self.messages)
-
-    async def get_messages(self):
-        return list(self.messages)
-
-    async def set_messages(self, messages):
-        self.messages = list(messages)
-
-    async def clear(self):
-        self.messages = []
-
-async def mount(coordinator, config):
-    await coordinator.mount("context", ListContext())
 '''
 
 PROVIDER_SOURCE = '''
@@ -113,7 +89,7 @@ class ModuleWorkshop:
     """Writes module packages under a temp dir and registers them with a resolver."""
 
     ORCHESTRATOR_SOURCE = ORCHESTRATOR_SOURCE
-    CONTEXT_SOURCE = CONTEXT_SOURCE
+    CONTEXT_SOURCE = IN_MEMORY_CONTEXT
     PROVIDER_SOURCE = PROVIDER_SOURCE
 
     def __init__(self, root: Path) -> None:
@@ -129,13 +105,9 @@ class ModuleWorkshop:
     def write(self, module_id: str, source: str, *, register: bool = True, import_name: str | None = None,
               extra_files: dict[str, str] | None = None) -> Path:
         """Create ``<root>/<module_id>/<import name>/__init__.py``; return the directory the resolver gives."""
-        name = import_name or "amplifier_module_" + module_id.replace("-", "_")
+        name = import_name or module_package_name(module_id)
         module_root = self.root / module_id
-        package = module_root / name
-        package.mkdir(parents=True, exist_ok=True)
-        (package / "__init__.py").write_text(textwrap.dedent(source))
-        for filename, text in (extra_files or {}).items():
-            (package / filename).write_text(textwrap.dedent(text))
+        write_module_package(module_root, name, source, extra_files=extra_files)
         self.import_names.add(name)
         if register:
             self.resolver.paths[module_id] = module_root
@@ -145,7 +117,7 @@ class ModuleWorkshop:
         """A mount plan over freshly written orchestrator, context and provider modules."""
         loop, context, provider = self.unique("loop-test"), self.unique("context-test"), self.unique("provider-test")
         self.write(loop, ORCHESTRATOR_SOURCE)
-        self.write(context, CONTEXT_SOURCE)
+        self.write(context, IN_MEMORY_CONTEXT)
         self.write(provider, PROVIDER_SOURCE)
         plan: dict[str, Any] = {
             "session": {"orchestrator": {"module": loop}, "context": {"module": context}},

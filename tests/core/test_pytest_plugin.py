@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from testkit.module_packages import IN_MEMORY_CONTEXT, KEY_GATED_PROVIDER, write_module_package
 
 import amplifier_core.pytest_plugin as plugin
 
@@ -29,29 +30,6 @@ TINY_TOOL = """
         await coordinator.mount("tools", Tiny())
 """
 
-KEYED_PROVIDER = """
-    from amplifier_core import ChatResponse, ProviderInfo, TextBlock
-
-    class Keyed:
-        name = "keyed"
-
-        def get_info(self):
-            return ProviderInfo(id="keyed", display_name="Keyed")
-
-        async def list_models(self):
-            return []
-
-        async def complete(self, request, **kwargs):
-            return ChatResponse(content=[TextBlock(text="hi")])
-
-        def parse_tool_calls(self, response):
-            return []
-
-    async def mount(coordinator, config):
-        if config.get("api_key"):
-            await coordinator.mount("providers", Keyed())
-"""
-
 LOOP = """
     from amplifier_core import ChatRequest, Message
 
@@ -68,30 +46,6 @@ LOOP = """
         await coordinator.mount("orchestrator", Loop())
 """
 
-MEMORY = """
-    class Memory:
-        def __init__(self):
-            self.messages = []
-
-        async def add_message(self, message):
-            self.messages.append(message)
-
-        async def get_messages_for_request(self, token_budget=None, provider=None):
-            return list(self.messages)
-
-        async def get_messages(self):
-            return list(self.messages)
-
-        async def set_messages(self, messages):
-            self.messages = list(messages)
-
-        async def clear(self):
-            self.messages = []
-
-    async def mount(coordinator, config):
-        await coordinator.mount("context", Memory())
-"""
-
 HOOK = """
     from amplifier_core import HookResult
 
@@ -106,10 +60,8 @@ HOOK = """
 
 
 def make_module(root: Path, directory: str, package: str, source: str) -> Path:
-    package_dir = root / directory / package
-    package_dir.mkdir(parents=True)
-    (package_dir / "__init__.py").write_text(textwrap.dedent(source))
-    return root / directory
+    """Write the module package ``root/directory/package``; return ``root/directory``."""
+    return write_module_package(root / directory, package, source).parent
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -179,7 +131,7 @@ def test_core_suites_are_skipped_without_a_module_under_test(pytester: pytest.Py
     ("module_type", "directory", "package", "source", "expected"),
     [
         ("orchestrator", "loop-tiny", "amplifier_module_loop_tiny", LOOP, 3),
-        ("context", "context-tiny", "amplifier_module_context_tiny", MEMORY, 5),
+        ("context", "context-tiny", "amplifier_module_context_tiny", IN_MEMORY_CONTEXT, 5),
         ("hook", "hooks-guard", "amplifier_module_hooks_guard", HOOK, 3),
     ],
 )
@@ -193,7 +145,7 @@ def test_core_behavioral_suite_of_each_type_passes_for_a_good_module(
 
 
 def test_provider_suite_uses_module_config_and_fails_clearly_without_it(pytester: pytest.Pytester) -> None:
-    module_root = make_module(pytester.path, "provider-keyed", "amplifier_module_provider_keyed", KEYED_PROVIDER)
+    module_root = make_module(pytester.path, "provider-keyed", "amplifier_module_provider_keyed", KEY_GATED_PROVIDER)
     suite = str(CORE_VALIDATION / "behavioral" / "test_provider.py")
     without = run(pytester, suite, f"--module-path={module_root}")
     without.assert_outcomes(errors=5)

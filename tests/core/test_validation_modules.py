@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from testkit.module_packages import IN_MEMORY_CONTEXT, KEY_GATED_PROVIDER
+from testkit.module_packages import write_module_package as write_package
 
 from amplifier_core.validation import (
     ContextValidator,
@@ -21,15 +23,6 @@ from amplifier_core.validation import (
 )
 
 UPSTREAM_STYLE = Path(__file__).resolve().parents[1] / "fixtures" / "upstream_style_module"
-
-
-def write_package(root: Path, name: str, source: str, extra: dict[str, str] | None = None) -> Path:
-    package = root / name
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text(textwrap.dedent(source))
-    for filename, text in (extra or {}).items():
-        (package / filename).write_text(textwrap.dedent(text))
-    return package
 
 
 def check(result: ValidationResult, name: str) -> ValidationCheck:
@@ -52,31 +45,6 @@ GOOD_TOOL = """
     async def mount(coordinator, config):
         await coordinator.mount("tools", Echo())
 """
-
-CONFIG_GATED_PROVIDER = """
-    from amplifier_core import ChatResponse, ProviderInfo, TextBlock
-
-    class Gated:
-        name = "gated"
-
-        def get_info(self):
-            return ProviderInfo(id="gated", display_name="Gated")
-
-        async def list_models(self):
-            return []
-
-        async def complete(self, request, **kwargs):
-            return ChatResponse(content=[TextBlock(text="hi")])
-
-        def parse_tool_calls(self, response):
-            return []
-
-    async def mount(coordinator, config):
-        if not config.get("api_key"):
-            return None
-        await coordinator.mount("providers", Gated())
-"""
-
 
 # -- results ----------------------------------------------------------------------------------------------
 def test_validation_result_passes_unless_an_error_check_failed() -> None:
@@ -168,7 +136,7 @@ async def test_validator_accepts_a_module_root_directory_holding_one_package(tmp
 async def test_validator_provider_mounting_only_with_api_key_fails_without_config_passes_with_it(
     tmp_path: Path,
 ) -> None:
-    package = write_package(tmp_path, "amplifier_module_provider_gated", CONFIG_GATED_PROVIDER)
+    package = write_package(tmp_path, "amplifier_module_provider_gated", KEY_GATED_PROVIDER)
     without = await ProviderValidator().validate(package)
     compliance = check(without, "protocol_compliance")
     assert not without.passed and not compliance.passed
@@ -267,13 +235,13 @@ async def test_validator_tool_non_dict_input_schema_fails(tmp_path: Path) -> Non
 
 
 async def test_validator_provider_get_info_problems(tmp_path: Path) -> None:
-    raising = CONFIG_GATED_PROVIDER.replace('return ProviderInfo(id="gated", display_name="Gated")',
+    raising = KEY_GATED_PROVIDER.replace('return ProviderInfo(id="gated", display_name="Gated")',
                                             'raise RuntimeError("no key")')
     result = await ProviderValidator().validate(
         write_package(tmp_path / "a", "amplifier_module_provider_raising", raising), config={"api_key": "k"})
     assert check(result, "provider_get_info").severity == "warning" and result.passed
 
-    wrong = CONFIG_GATED_PROVIDER.replace('return ProviderInfo(id="gated", display_name="Gated")',
+    wrong = KEY_GATED_PROVIDER.replace('return ProviderInfo(id="gated", display_name="Gated")',
                                           'return {"id": "gated"}')
     result = await ProviderValidator().validate(
         write_package(tmp_path / "b", "amplifier_module_provider_dict", wrong), config={"api_key": "k"})
@@ -281,7 +249,7 @@ async def test_validator_provider_get_info_problems(tmp_path: Path) -> None:
 
 
 async def test_validator_provider_empty_name_and_sync_complete_fail(tmp_path: Path) -> None:
-    source = (CONFIG_GATED_PROVIDER.replace('name = "gated"', 'name = ""')
+    source = (KEY_GATED_PROVIDER.replace('name = "gated"', 'name = ""')
               .replace("async def complete", "def complete")
               .replace('mount("providers", Gated())', 'mount("providers", Gated(), name="gated")'))
     result = await ProviderValidator().validate(
@@ -316,39 +284,15 @@ async def test_validator_orchestrator_execute_with_too_few_parameters_fails(tmp_
     assert not check(result, "orchestrator_execute").passed
 
 
-CONTEXT = """
-    class Memory:
-        def __init__(self):
-            self.messages = []
-
-        async def add_message(self, message):
-            self.messages.append(message)
-
-        async def get_messages_for_request(self, token_budget=None, provider=None):
-            return list(self.messages)
-
-        async def get_messages(self):
-            return list(self.messages)
-
-        async def set_messages(self, messages):
-            self.messages = list(messages)
-
-        async def clear(self):
-            self.messages = []
-
-    async def mount(coordinator, config):
-        await coordinator.mount("context", Memory())
-"""
-
-
 async def test_validator_context_checks_each_method(tmp_path: Path) -> None:
-    good = await ContextValidator().validate(write_package(tmp_path / "a", "amplifier_module_context_mem", CONTEXT))
+    good = await ContextValidator().validate(
+        write_package(tmp_path / "a", "amplifier_module_context_mem", IN_MEMORY_CONTEXT))
     assert good.passed
     assert {item.name for item in good.checks} >= {
         "context_add_message", "context_get_messages_for_request", "context_get_messages",
         "context_set_messages", "context_clear"}
 
-    without_set = CONTEXT.replace("async def set_messages(self, messages):\n            self.messages = "
+    without_set = IN_MEMORY_CONTEXT.replace("async def set_messages(self, messages):\n            self.messages = "
                                   "list(messages)\n", "")
     result = await ContextValidator().validate(
         write_package(tmp_path / "b", "amplifier_module_context_old", without_set))
