@@ -1,6 +1,8 @@
 """Startup time of the `amplifier` command: median wall time of `--help` and `--version` (and any extra
 argument lists other benchmarks register in CASES), and for the interactive chat, in a pseudo-terminal, the
 time from launch to the prompt being shown and to the session being open (bundled `demo` profile, no key).
+Also spawn-to-first-request: `amplifier run -P minimal "hi"` against the fake API server, beside a plain
+script that only imports the Anthropic SDK and makes the same request (the floor any CLI pays).
 Prints numbers; asserts nothing.
 
     python bench/startup.py [--runs N]
@@ -60,6 +62,41 @@ def time_to_prompt(command: list[str], env: dict[str, str], cwd: str) -> tuple[f
     return prompt, ready
 
 
+PLAIN_REQUEST = (
+    "import anthropic; anthropic.Anthropic().messages.create(model='claude-sonnet-4-6', max_tokens=64,"
+    " messages=[{'role': 'user', 'content': 'hi'}])"
+)
+
+
+def time_to_first_request(command: list[str], env: dict[str, str], cwd: str, server) -> float:
+    """Seconds from spawning ``command`` until the fake server has journaled its first request."""
+    seen = len(server.requests)
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    try:
+        server.wait_for_requests(seen + 1, timeout=60)
+        return time.perf_counter() - start
+    finally:
+        child.wait(timeout=60)
+
+
+def first_request_rows(base: list[str], env: dict[str, str], runs: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+    from fakeapi import FakeAPIServer, Turn
+
+    with FakeAPIServer() as server, tempfile.TemporaryDirectory() as project:
+        server.add(Turn(text="hi"), repeat=True)
+        api_env = {name: value for name, value in env.items() if not name.startswith(("OPENAI_", "ANTHROPIC_"))}
+        api_env.update({"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-bench-dummy"})
+        for name, command in (
+            ("run 1st req", [*base, "run", "-P", "minimal", "hi"]),
+            ("sdk 1st req", [sys.executable, "-c", PLAIN_REQUEST]),
+        ):
+            time_to_first_request(command, api_env, project, server)  # warm the OS file cache
+            _report(name, [time_to_first_request(command, api_env, project, server) for _ in range(runs)])
+
+
 def _report(name: str, samples: list[float]) -> None:
     print(
         f"{name:<12} median {statistics.median(samples) * 1000:7.1f} ms   "
@@ -85,6 +122,7 @@ def main() -> None:
             runs = [time_to_prompt(base, chat_env, project) for _ in range(args.runs)]
         _report("chat prompt", [prompt for prompt, _ in runs])
         _report("chat ready", [ready for _, ready in runs])
+        first_request_rows(base, env, args.runs)
 
 
 if __name__ == "__main__":
