@@ -4,12 +4,22 @@ terminal on stdin."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 APPROVAL_MODES = ("ask", "allow", "deny")
+DEFAULT_OUTPUT_FORMAT = OUTPUT_FORMATS[0]
+DEFAULT_APPROVAL = APPROVAL_MODES[0]
+
+# Options that run, continue and session resume declare alike (same flags and help; defaults above).
+ModelOption = Annotated[str | None, typer.Option("--model", "-m", help="Model for the provider.")]
+OutputFormatOption = Annotated[str, typer.Option("--output-format", "-o", help="text, json or stream-json.")]
+ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or deny tool approvals.")]
+RebuildProfileOption = Annotated[
+    str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
+]
 
 
 def _read_piped_stdin() -> str | None:
@@ -48,8 +58,8 @@ def start(
     model: str | None = None,
     resume: str | None = None,
     session_id: str | None = None,
-    output_format: str = "text",
-    approval: str = "ask",
+    output_format: str = DEFAULT_OUTPUT_FORMAT,
+    approval: str = DEFAULT_APPROVAL,
     max_turns: int | None = None,
     continue_latest: bool = False,
 ) -> int:
@@ -112,11 +122,11 @@ def register(root: typer.Typer) -> None:
         prompt: str = typer.Argument(None, help="The prompt. Piped stdin is appended; none + terminal = REPL."),
         profile: str = typer.Option(None, "--profile", "-P", help="Profile to use."),
         provider: str = typer.Option(None, "--provider", help="Provider of the profile to use (e.g. anthropic)."),
-        model: str = typer.Option(None, "--model", "-m", help="Model for the provider."),
+        model: ModelOption = None,
         resume: str = typer.Option(None, "--resume", "-r", help="Resume the session with this id (or prefix)."),
         session_id: str = typer.Option(None, "--session-id", help="Id for the new session."),
-        output_format: str = typer.Option("text", "--output-format", "-o", help="text, json or stream-json."),
-        approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
+        output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
+        approval: ApprovalOption = DEFAULT_APPROVAL,
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
@@ -137,11 +147,11 @@ def register(root: typer.Typer) -> None:
     @root.command("continue")
     def continue_(
         prompt: str = typer.Argument(None, help="The prompt; without one (in a terminal) the chat resumes."),
-        profile: str = typer.Option(None, "--profile", "-P", help="Profile to rebuild the session with."),
+        profile: RebuildProfileOption = None,
         provider: str = typer.Option(None, "--provider", help="Provider to use."),
-        model: str = typer.Option(None, "--model", "-m", help="Model for the provider."),
-        output_format: str = typer.Option("text", "--output-format", "-o", help="text, json or stream-json."),
-        approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
+        model: ModelOption = None,
+        output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
+        approval: ApprovalOption = DEFAULT_APPROVAL,
     ) -> None:
         """Resume the most recent session of this project."""
         raise typer.Exit(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from .run import DEFAULT_APPROVAL, DEFAULT_OUTPUT_FORMAT, ApprovalOption, OutputFormatOption, RebuildProfileOption
+
 session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clean up.", no_args_is_help=True)
 
 
@@ -147,9 +149,9 @@ def cleanup(days: int = typer.Option(30, "--days", help="Delete sessions not upd
 def resume(
     session_id: str = typer.Argument(..., help="Session id or unique prefix."),
     prompt: str = typer.Argument(None, help="A prompt; without one (in a terminal) the chat resumes."),
-    profile: str = typer.Option(None, "--profile", "-P", help="Profile to rebuild the session with."),
-    output_format: str = typer.Option("text", "--output-format", "-o", help="text, json or stream-json."),
-    approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
+    profile: RebuildProfileOption = None,
+    output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
+    approval: ApprovalOption = DEFAULT_APPROVAL,
 ) -> None:
     """Resume any session, from any directory."""
     from .run import start
