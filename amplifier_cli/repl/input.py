@@ -12,6 +12,7 @@ from typing import Any
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
@@ -68,7 +69,7 @@ def open_history(path: Path) -> tuple[History, str | None]:
 def input_bindings() -> KeyBindings:
     bindings = KeyBindings()
 
-    @bindings.add("enter")
+    @bindings.add("enter", filter=~is_searching)  # while searching (Ctrl-R), Enter takes the found entry
     def _submit(event: Any) -> None:
         event.current_buffer.validate_and_handle()
 

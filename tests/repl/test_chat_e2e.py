@@ -218,6 +218,15 @@ def test_file_mentions_shell_commands_and_multi_line_input(spawn_chat, fake_api,
     chat.prompt()
     assert fake_api.requests[-1].last_user_text == "kept input"
 
+    chat.child.sendcontrol("r")  # reverse search through the history
+    chat.child.send("line t")
+    chat.expect("line two")  # the entry found (the match itself is drawn highlighted)
+    chat.child.send("\r")  # takes the found entry into the line
+    chat.send_line("")
+    chat.expect("ok-answer")
+    chat.prompt()
+    assert fake_api.requests[-1].last_user_text == "line one\nline two\nline three"
+
     chat.child.sendcontrol("d")
     chat.child.expect("amplifier continue")
     chat.child.expect(__import__("pexpect").EOF)
