@@ -169,3 +169,16 @@ def test_the_repl_modules_import_neither_the_kernel_nor_a_provider_sdk_before_th
             "print(heavy)")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "[]"
+
+
+def test_hook_messages_show_level_message_and_source() -> None:
+    import io
+
+    from prompt_toolkit.output.plain_text import PlainTextOutput
+
+    from amplifier_cli.repl.display import ReplDisplay
+
+    written = io.StringIO()
+    with create_app_session(output=PlainTextOutput(written)):
+        ReplDisplay().show_message("3 lint issues", level="warning", source="hook:lint")
+    assert written.getvalue().strip() == "⚠ WARNING 3 lint issues  (hook:lint)"
