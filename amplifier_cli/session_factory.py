@@ -23,21 +23,13 @@ from .errors import ConfigError, Problem
 from .module_preflight import check_plan_modules, no_provider_message
 from .paths import AmplifierPaths
 from .plan import BuiltPlan, build_plan
-from .session_store import SessionRecord, SessionStore, repair_transcript
+from .session_store import SessionRecord, repair_transcript
+from .session_store.locations import project_key, session_store_for  # re-exported for callers
 from .session_store.recording_context import RecordingContext
 from .settings import Settings, load_settings
 from .usage import UsageTracker
 
 PLAN_FILE = "mount_plan.json"
-
-
-def session_store_for(paths: AmplifierPaths) -> SessionStore:
-    return SessionStore(paths.data_dir / "sessions")
-
-
-def project_key(paths: AmplifierPaths) -> Path:
-    """What groups sessions into a project: the project root, else the working directory."""
-    return paths.project_root or paths.cwd
 
 
 class _MountLogCapture(logging.Handler):

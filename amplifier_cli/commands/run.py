@@ -104,7 +104,7 @@ def start(
 def _latest_session_id() -> str:
     from ..errors import ConfigError
     from ..paths import AmplifierPaths
-    from ..session_factory import project_key, session_store_for
+    from ..session_store.locations import project_key, session_store_for
 
     paths = AmplifierPaths.discover()
     latest = session_store_for(paths).latest(project_key(paths))

@@ -11,7 +11,7 @@ session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clea
 
 def _store_and_paths():
     from ..paths import AmplifierPaths
-    from ..session_factory import session_store_for
+    from ..session_store.locations import session_store_for
 
     paths = AmplifierPaths.discover()
     return session_store_for(paths), paths
@@ -36,7 +36,7 @@ def list_sessions(
     children: bool = typer.Option(False, "--children", help="Include sub-agent sessions."),
 ) -> None:
     """Sessions of this project, most recent first."""
-    from ..session_factory import project_key
+    from ..session_store.locations import project_key
     from ..session_views import summary_row
 
     store, paths = _store_and_paths()
