@@ -75,6 +75,8 @@ def start(
             "--resume and --session-id cannot be combined",
             fix="use --resume ID to continue a session, --session-id ID to name a new one",
         )
+    if session_id is not None:
+        _check_new_session_id(session_id)
     if continue_latest:
         resume = _latest_session_id()
     text = compose_prompt(prompt)
@@ -99,6 +101,23 @@ def start(
         max_turns=max_turns,
     )
     return run_one_shot_sync(request, options)
+
+
+def _check_new_session_id(session_id: str) -> None:
+    """Session ids are UUIDs; anything else (e.g. a path like ../x) is refused before touching the store."""
+    import uuid
+
+    from ..errors import UsageError
+
+    try:
+        canonical = str(uuid.UUID(session_id)) == session_id.lower()
+    except ValueError:
+        canonical = False
+    if not canonical:
+        raise UsageError.single(
+            f"--session-id must be a UUID, not '{session_id}'",
+            fix="omit --session-id to get a new id, or pass one made by `uuidgen`",
+        )
 
 
 def _latest_session_id() -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,14 @@ from .transcript import TranscriptRead, TranscriptWriter, read_transcript
 METADATA_FILE = "metadata.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
 EVENTS_FILE = "events.jsonl"
+
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def is_safe_session_id(value: str) -> bool:
+    """One plain path component: an id can never name a directory outside the store (no '/', '..')."""
+    return bool(_SAFE_ID.fullmatch(value))
 
 
 class SessionNotFoundError(LookupError):
@@ -84,6 +93,8 @@ class SessionStore:
 
     def create(self, *, cwd: Path, project: Path, session_id: str | None = None, **fields: Any) -> SessionRecord:
         session_id = session_id or new_session_id()
+        if not is_safe_session_id(session_id):
+            raise ValueError(f"'{session_id}' is not a valid session id (letters, digits, '.', '_', '-' only)")
         directory = self.root / session_id
         if (directory / METADATA_FILE).exists():
             raise FileExistsError(f"a session with id {session_id} already exists in {self.root}")
@@ -129,6 +140,8 @@ class SessionStore:
         wanted = id_or_prefix.strip()
         if not wanted:
             raise SessionNotFoundError("no session id given")
+        if not is_safe_session_id(wanted):
+            raise SessionNotFoundError(f"'{wanted}' is not a session id (ids are UUIDs like 3f2b9c1e-...)")
         exact = self.root / wanted
         if (exact / METADATA_FILE).exists() and (meta := self._load(exact)):
             return SessionRecord(exact, meta)
@@ -146,6 +159,8 @@ class SessionStore:
         return SessionRecord(self.root / sessions[0].session_id, sessions[0]) if sessions else None
 
     def delete(self, session_id: str) -> None:
+        if not is_safe_session_id(session_id):
+            raise ValueError(f"'{session_id}' is not a valid session id")
         shutil.rmtree(self.root / session_id)
 
     def cleanup(self, older_than_days: int) -> list[str]:

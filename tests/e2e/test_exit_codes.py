@@ -43,8 +43,9 @@ def test_rejected_key_exits_1_naming_the_key_variable(e2e_api) -> None:
         (["-P", "broken"], "session: {orchestrator: loop-basic, context: context-simple}\ntoolz: []\n", "toolz"),
         (["-P", "scripted", "--provider", "nonesuch"], None, "nonesuch"),
         (["--resume", "0000dead"], None, "0000dead"),
+        (["-P", "scripted", "--session-id", "../../escaped"], None, "--session-id must be a UUID"),
     ],
-    ids=["missing-profile", "broken-profile", "unknown-provider", "missing-session"],
+    ids=["missing-profile", "broken-profile", "unknown-provider", "missing-session", "session-id-not-a-uuid"],
 )
 def test_configuration_errors_exit_2_naming_the_problem(e2e, args, profile_text, expected) -> None:
     e2e.profile("scripted", provider="scripted", script=["hi"])

@@ -109,3 +109,23 @@ def test_list_works_with_two_thousand_sessions(e2e) -> None:
     everything = _ids(e2e.run("session", "list", "--json", "-n", "0"))
     assert len(everything) == 2000 and everything[0] == "00000000-0000-4000-8000-000000000000"
     assert _ids(e2e.run("session", "list", "--json", "-n", "5"))[-1] == "00000004-0000-4000-8000-000000000000"
+
+
+def test_a_path_given_as_session_id_never_reaches_outside_the_store(e2e) -> None:
+    victim = _write_session(e2e.home / "victim-parent", "victim", e2e.project, age=timedelta(0))
+    outside = "../../victim-parent/victim"  # relative to <home>/data/sessions
+    for args in (["session", "show", outside], ["session", "delete", "-f", outside],
+                 ["run", "--resume", outside, "hi"]):
+        result = e2e.run(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "not a session id" in result.stderr
+    assert victim.exists()
+
+
+def test_a_chosen_uuid_names_the_new_session_and_cannot_be_reused(e2e) -> None:
+    e2e.profile("scripted", provider="scripted", script=["one"], tools=())
+    chosen = "0f0f0f0f-1111-4222-8333-444444444444"
+    assert e2e.run("run", "-P", "scripted", "--session-id", chosen, "hi").returncode == 0
+    assert [path.name for path in e2e.session_dirs()] == [chosen]
+    again = e2e.run("run", "-P", "scripted", "--session-id", chosen, "hi")
+    assert again.returncode == 2 and "already used" in again.stderr
