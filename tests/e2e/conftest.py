@@ -139,6 +139,17 @@ class E2E:
         self._children.append(child)
         return child
 
+    def run_in_terminal(self, *args: str) -> tuple[int | None, str]:
+        """Run `amplifier ARGS` in a pseudo-terminal (stdin and stdout are a tty); returns (exit status, output)."""
+        import pexpect
+
+        command = installed_amplifier()
+        child = pexpect.spawn(command[0], [*command[1:], *args], cwd=str(self.project), env=self.env,
+                              encoding="utf-8", dimensions=(40, 160), timeout=TIMEOUT)
+        child.expect(pexpect.EOF)
+        child.close()
+        return child.exitstatus, child.before
+
     def close(self) -> None:
         for child in self._children:
             if child.poll() is None:

@@ -102,3 +102,11 @@ def test_stream_json_against_the_chat_completions_api_is_one_json_object_per_lin
     _assert_stream(records, profile="fake-chat", model="gpt-e2e")
     usage = [record for record in records if record["type"] == "usage"]
     assert usage[-1]["usage"]["input_tokens"] == 30
+
+
+def test_text_run_on_a_terminal_streams_the_answer_once(e2e) -> None:
+    e2e.profile("scripted", provider="scripted", script=SCRIPTED_TURNS)
+    status, output = e2e.run_in_terminal("run", "-P", "scripted", "please write the file")
+    assert status == 0, output
+    assert output.count("All done: out.txt written.") == 1  # streamed by the UI, not printed again by the app
+    assert "write_file" in output and "[scripted] scripted" in output
