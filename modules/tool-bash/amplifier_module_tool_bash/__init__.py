@@ -2,8 +2,8 @@
 
 Every command runs with ``bash -c`` in its own process group, stdin from /dev/null, in the session's working
 directory. A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety
-policy checks every simple command of the line first (see policy.py, shell_split.py). Background commands are
-tracked and ended at cleanup; ``bash_output`` reads them.
+policy checks every simple command of the line first (see policy.py and amplifier_core.utils.shell_split).
+Background commands are tracked and ended at cleanup; ``bash_output`` reads them.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .shell_split import ShellCommand, parse_commands, strip_wrappers
+from amplifier_core.utils.shell_split import ShellCommand, parse_commands, strip_wrappers
 
 PROFILES = ("strict", "standard", "permissive", "unrestricted")
 _LEVEL = {"unrestricted": 0, "permissive": 1, "standard": 2, "strict": 3}

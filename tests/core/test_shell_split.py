@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from amplifier_module_tool_bash.shell_split import command_words, parse_commands, split_commands, split_pipelines
+
+from amplifier_core.utils.shell_split import command_words, parse_commands, split_commands, split_pipelines
 
 
 @pytest.mark.parametrize(

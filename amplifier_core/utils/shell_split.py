@@ -1,7 +1,7 @@
 """Split a bash command line into the simple commands it would run, so a policy can judge every one of them.
 
-Self-contained on purpose (standard library only, no imports from the package): hooks-approval and the
-kernel may copy or move this file as is.
+In the kernel because two modules need the same reading of a line (tool-bash's safety policy and
+hooks-approval's rules) and modules cannot import each other. Standard library only.
 
 What counts as a separate command: everything joined by ``;``, ``&&``, ``||``, ``|``, ``|&``, ``&`` and
 newlines; the insides of ``$(...)``, backticks, ``<(...)``/``>(...)`` and ``( ... )`` subshells (also inside
