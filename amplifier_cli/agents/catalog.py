@@ -86,9 +86,10 @@ def _profile_definitions(
     plan_agents: dict[str, Any], profile_files: list[Path], problems: list[Problem]
 ) -> list[AgentDefinition]:
     """Entries of the profile's `agents:` mapping; lines come from the (leaf-most) file that declares them."""
+    documents = [doc for doc in map(_read_quietly, profile_files) if doc is not None]
     found: list[AgentDefinition] = []
     for name in plan_agents:
-        doc = _declaring_document(name, profile_files)
+        doc = next((doc for doc in documents if name in _agents_mapping(doc)), None)
         if doc is None:
             fallback = profile_files[0] if profile_files else Path("<profile>")
             doc = YamlDocument(path=fallback, data={"agents": plan_agents})
@@ -102,16 +103,16 @@ def _profile_definitions(
     return found
 
 
-def _declaring_document(name: str, profile_files: list[Path]) -> YamlDocument | None:
-    for path in profile_files:
-        try:
-            doc = load_yaml_document(path)
-        except ConfigError:
-            continue
-        agents = doc.data.get("agents") if isinstance(doc.data, dict) else None
-        if isinstance(agents, dict) and name in agents:
-            return doc
-    return None
+def _read_quietly(path: Path) -> YamlDocument | None:
+    try:
+        return load_yaml_document(path)
+    except ConfigError:
+        return None
+
+
+def _agents_mapping(doc: YamlDocument) -> dict[str, Any]:
+    agents = doc.data.get("agents") if isinstance(doc.data, dict) else None
+    return agents if isinstance(agents, dict) else {}
 
 
 def load_agent_catalog(

@@ -255,3 +255,20 @@ async def test_a_resumed_session_reports_its_instruction_files_without_adding_th
         await resumed.close()
     assert resumed.instruction_files == [project / "AGENTS.md"]
     assert fake_api.requests[1].system_text.count("HOUSE-RULE") == 1
+
+
+async def test_a_profile_agent_runs_with_its_partial_plan_merged_over_the_parents(project_dir, anthropic_env,
+                                                                                 opened, fake_api):
+    write_profile(project_dir, agents={"talker": {"description": "Only talks.", "instruction": "TALKER-MARK",
+                                                  "exclude": {"tools": ["tool-filesystem"]}}})
+    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "talker", "instruction": "say hi"})]),
+                 when=lambda r: is_parent(r) and r.last_user_text == "delegate")
+    fake_api.add(Turn(text="hi"), when=is_agent("TALKER-MARK"))
+    fake_api.add(Turn(text="it said hi"), when=lambda r: is_parent(r) and '"hi"' in r.last_tool_result_text)
+    live = await opened()
+
+    assert await live.execute("delegate") == "it said hi"
+
+    parent_request, child_request = fake_api.requests[0], fake_api.requests[1]
+    assert "read_file" in parent_request.tool_names and "talker: Only talks." in json.dumps(parent_request.json)
+    assert "read_file" not in child_request.tool_names and "task" in child_request.tool_names
