@@ -7,8 +7,10 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from amplifier_core import LLMError
 
@@ -95,7 +97,42 @@ def _redacted(live: LiveSession, text: str) -> str:
     return text
 
 
+@contextmanager
+def _stdout_for_records(fmt: OutputFormat) -> Iterator[TextIO]:
+    """The stream the result goes to. Machine formats own stdout: while they run, anything else written there
+    (a module's print, a UI configured for stdout, a child process on fd 1) goes to stderr instead."""
+    if fmt == "text":
+        yield sys.stdout
+        return
+    original = sys.stdout
+    original.flush()
+    saved_fd: int | None = None
+    records: TextIO = original
+    try:
+        descriptor = original.fileno()
+    except (AttributeError, OSError, ValueError):
+        descriptor = None  # not a real file (e.g. captured in-process): redirecting sys.stdout is enough
+    if descriptor == 1:
+        saved_fd = os.dup(1)
+        records = open(saved_fd, "w", encoding="utf-8", closefd=False)
+        os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield records
+    finally:
+        sys.stdout = original
+        if saved_fd is not None:
+            records.close()
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
 async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
+    with _stdout_for_records(options.output_format) as out:
+        return await _run_one_shot(request, options, out)
+
+
+async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: TextIO) -> int:
     started = time.monotonic()
     fmt = options.output_format
     request.plan_overlay = _max_turns_overlay(options.max_turns)
@@ -110,7 +147,7 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
         )
     except AmplifierError as error:
         if fmt != "text":
-            write_json_line(sys.stdout, _result_record(None, "error", None, started, error.render()))
+            write_json_line(out, _result_record(None, "error", None, started, error.render()))
         raise
     try:
         for warning in live.warnings:
@@ -123,7 +160,7 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
             )
             sys.stderr.flush()
         elif fmt == "stream-json":
-            writer = StreamJsonWriter(sys.stdout)
+            writer = StreamJsonWriter(out)
             writer.write(
                 {
                     "type": "init",
@@ -141,21 +178,21 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
         except TurnInterrupted:
             sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
             if fmt != "text":
-                write_json_line(sys.stdout, _result_record(live, "interrupted", None, started))
+                write_json_line(out, _result_record(live, "interrupted", None, started))
             return EXIT_INTERRUPTED
         except LLMError as error:
             message = _redacted(live, f"{type(error).__name__}: {error}")
             sys.stderr.write(f"Error: {message}\n")
             if fmt != "text":
-                write_json_line(sys.stdout, _result_record(live, "error", None, started, message))
+                write_json_line(out, _result_record(live, "error", None, started, message))
             return EXIT_FAILURE
         status = "cancelled" if live.coordinator.cancellation.is_cancelled else "success"
         if fmt == "text":
             if not live.coordinator.get_capability("ui.renders_answer"):
-                sys.stdout.write(response + ("\n" if not response.endswith("\n") else ""))
-            sys.stdout.flush()
+                out.write(response + ("\n" if not response.endswith("\n") else ""))
+            out.flush()
         else:
-            write_json_line(sys.stdout, _result_record(live, status, response, started))
+            write_json_line(out, _result_record(live, status, response, started))
         return EXIT_INTERRUPTED if status == "cancelled" else EXIT_OK
     finally:
         await live.close()
