@@ -110,3 +110,39 @@ def test_text_run_on_a_terminal_streams_the_answer_once(e2e) -> None:
     assert status == 0, output
     assert output.count("All done: out.txt written.") == 1  # streamed by the UI, not printed again by the app
     assert "write_file" in output and "[scripted] scripted" in output
+
+
+NOISY_HOOK = '''
+"""Test hook that writes to stdout from Python and from a child process on every tool call."""
+import subprocess
+import sys
+
+from amplifier_core import HookResult
+
+__amplifier_module_type__ = "hook"
+
+
+async def mount(coordinator, config=None):
+    async def noisy(event, data):
+        print("noise from a hook's print")
+        sys.stdout.flush()
+        subprocess.run(["echo", "noise from a child process"], check=True)
+        return HookResult()
+
+    return coordinator.hooks.register("tool:pre", noisy, name="e2e-noisy")
+'''
+
+
+@pytest.mark.parametrize("fmt", ["json", "stream-json"])
+def test_machine_output_stays_pure_when_modules_write_to_stdout(e2e, fmt) -> None:
+    package = e2e.project / ".amplifier" / "modules" / "hooks-e2e-noisy" / "amplifier_module_hooks_e2e_noisy"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(NOISY_HOOK.lstrip())
+    e2e.profile("noisy", provider="scripted", script=SCRIPTED_TURNS, hooks=("hooks-streaming-ui", "hooks-e2e-noisy"),
+                hook_config={"hooks-streaming-ui": {"stream": "stdout"}})
+    result = e2e.run("run", "-P", "noisy", "-o", fmt, "please write the file")
+    assert result.returncode == 0, result.stderr
+    records = _stream_records(result.stdout)  # every stdout line is a JSON record
+    assert records[-1]["type"] == "result" and records[-1]["response"] == "All done: out.txt written."
+    assert "noise from a hook's print" in result.stderr and "noise from a child process" in result.stderr
+    assert "write_file" in result.stderr  # the UI's progress, moved off stdout
