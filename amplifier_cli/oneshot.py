@@ -186,6 +186,11 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
             if fmt != "text":
                 write_json_line(out, _result_record(live, "error", None, started, message))
             return EXIT_FAILURE
+        except Exception as error:  # a bug somewhere: machine readers still get their final record
+            if fmt != "text":
+                message = _redacted(live, f"{type(error).__name__}: {error}")
+                write_json_line(out, _result_record(live, "error", None, started, message))
+            raise
         status = "cancelled" if live.coordinator.cancellation.is_cancelled else "success"
         if fmt == "text":
             if not live.coordinator.get_capability("ui.renders_answer"):
