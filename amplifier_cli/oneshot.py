@@ -191,14 +191,16 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                 message = _redacted(live, f"{type(error).__name__}: {error}")
                 write_json_line(out, _result_record(live, "error", None, started, message))
             raise
-        status = "cancelled" if live.coordinator.cancellation.is_cancelled else "success"
+        interrupted = live.coordinator.cancellation.is_cancelled  # stopped gracefully after a running tool
+        if interrupted:
+            sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
         if fmt == "text":
-            if not live.coordinator.get_capability("ui.renders_answer"):
+            if response and not live.coordinator.get_capability("ui.renders_answer"):
                 out.write(response + ("\n" if not response.endswith("\n") else ""))
             out.flush()
         else:
-            write_json_line(out, _result_record(live, status, response, started))
-        return EXIT_INTERRUPTED if status == "cancelled" else EXIT_OK
+            write_json_line(out, _result_record(live, "interrupted" if interrupted else "success", response, started))
+        return EXIT_INTERRUPTED if interrupted else EXIT_OK
     finally:
         await live.close()
 
