@@ -94,3 +94,36 @@ def test_kill_9_during_a_tool_call_loses_only_the_result_and_resume_repairs_it(e
     transcript = e2e_api.transcript(session)
     e2e_api.assert_tool_pairs_complete(transcript)
     assert [message["role"] for message in transcript] == ["system", "user", "assistant", "tool", "user", "assistant"]
+
+
+def test_first_sigint_during_a_tool_lets_it_finish_then_stops_with_130(e2e) -> None:
+    ready, release = e2e.project / "ready.fifo", e2e.project / "release.fifo"
+    os.mkfifo(ready)
+    os.mkfifo(release)
+    command = "echo started > ready.fifo && cat release.fifo && echo tool finished"
+    e2e.profile("scripted", provider="scripted", tools=("tool-bash",),
+                script=[{"tool_calls": [{"name": "bash", "arguments": {"command": command}, "id": "call_slow"}]},
+                        "the model must not be asked again"])
+    child = e2e.spawn("run", "-P", "scripted", "run the slow command")
+    assert _in_thread(ready.read_text, "the bash tool to start").strip() == "started"
+    child.send_signal(signal.SIGINT)
+
+    def until_acknowledged() -> str:
+        seen = ""
+        while "Stopping after the running tool finishes" not in seen:
+            line = child.stderr.readline()
+            assert line, f"stderr ended without acknowledging Ctrl-C: {seen}"
+            seen += line
+        return seen
+
+    _in_thread(until_acknowledged, "the graceful-stop notice")
+    _in_thread(lambda: release.write_text("released\n"), "the tool to read its release")
+    stdout, stderr = child.communicate(timeout=WAIT)
+    assert child.returncode == 130
+    assert stdout == ""
+    assert "amplifier run --resume" in stderr
+    transcript = e2e.transcript(e2e.only_session())
+    e2e.assert_tool_pairs_complete(transcript)
+    tool_result = next(message for message in transcript if message["role"] == "tool")
+    assert "tool finished" in tool_result["content"]  # the running tool was allowed to complete
+    assert not any("must not be asked" in str(message.get("content")) for message in transcript)
