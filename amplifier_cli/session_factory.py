@@ -36,12 +36,11 @@ class _MountLogCapture(logging.Handler):
     """Collects what modules log while mounting (e.g. a provider saying which key is missing)."""
 
     def __init__(self) -> None:
-        super().__init__(level=logging.INFO)
+        super().__init__(level=logging.WARNING)
         self.lines: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING or record.name.startswith("amplifier_module_provider"):
-            self.lines.append(record.getMessage())
+        self.lines.append(record.getMessage())
 
 
 @dataclass
@@ -240,10 +239,8 @@ async def open_session(
 
     capture = _MountLogCapture()
     root_logger = logging.getLogger()
-    root_logger.addHandler(capture)
-    previous_level = root_logger.level
-    if previous_level > logging.INFO or previous_level == logging.NOTSET:
-        root_logger.setLevel(logging.INFO)
+    root_logger.addHandler(capture)  # warnings pass the default root level; no level is changed (children
+    # open concurrently, and restoring a saved level would race)
     try:
         await session.initialize()
     except RuntimeError as error:
@@ -251,7 +248,6 @@ async def open_session(
         raise ConfigError.single(str(error), key_path="session", fix="check the module id and its config") from None
     finally:
         root_logger.removeHandler(capture)
-        root_logger.setLevel(previous_level)
 
     problems = _failure_problems(session)
     if problems:
