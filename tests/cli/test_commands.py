@@ -140,7 +140,7 @@ def test_module_list_json_covers_installed_and_profile_modules(cli, paths) -> No
     rows = {r["module"]: r for r in json.loads(cli("module", "list", "--json").stdout)}
     assert rows["tool-bash"]["installed"] and rows["tool-bash"]["in_profile"]
     assert rows["tool-bash"]["origin"] == "package" and rows["tool-bash"]["type"] == "tool"
-    assert rows["tool-web"]["installed"] and not rows["tool-web"]["in_profile"]
+    assert rows["context-persistent"]["installed"] and not rows["context-persistent"]["in_profile"]
     providers = json.loads(cli("module", "list", "--type", "provider", "--json").stdout)
     assert {r["type"] for r in providers} == {"provider"}
 
