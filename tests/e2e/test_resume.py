@@ -54,6 +54,9 @@ def test_run_resume_session_resume_and_continue_send_the_whole_prior_conversatio
     assert [message["role"] for message in transcript] == ["system"] + ["user", "assistant"] * 4
     metadata = e2e_api.metadata(session)
     assert metadata["turn_count"] == 4 and metadata["status"] == "completed" and metadata["profile"] == "fake"
+    assert metadata["version"] == 1 and metadata["session_id"] == session_id and metadata["parent_id"] is None
+    assert metadata["provider"] == "openai" and metadata["model"] == "gpt-5.1"
+    assert metadata["cwd"] == str(e2e_api.project.resolve()) and metadata["created"] <= metadata["updated"]
     events = [json.loads(line)["event"] for line in (session / "events.jsonl").read_text().splitlines()]
     assert events.count("session:start") == 1 and events.count("session:resume") == 3
 
