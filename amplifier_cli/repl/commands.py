@@ -42,8 +42,7 @@ async def _status(repl: Any, argument: str) -> bool:
         ("cost", cost),
         ("tools", ", ".join(live.tool_names) or "none"),
     ]
-    files = live.coordinator.get_capability("session.instruction_files") or getattr(
-        live.built, "instruction_files", None)
+    files = live.instruction_files
     if files:
         rows.append(("instructions", ", ".join(str(item) for item in files)))
     for key, value in rows:

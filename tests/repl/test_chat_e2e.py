@@ -127,6 +127,7 @@ def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continu
 
 
 def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home: Path) -> None:
+    (chat_project / "AGENTS.md").write_text("Project rule: be brief.\n")
     fake_api.add(Turn(text="first-reply"), when_last_user_contains="hello")
     fake_api.add(Turn(text="other-model-reply"), when_last_user_contains="switched")
     chat = spawn_chat()
@@ -142,7 +143,8 @@ def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home
     status = chat.expect("tools: ")
     assert "profile: chat-test" in status and "model: claude-test" in status and "tokens: in" in status
     chat.expect("bash")
-    chat.prompt()
+    shown = chat.expect("instructions: ") + chat.prompt()
+    assert "AGENTS.md" in shown.replace("\r\n", "").replace("\n", "")  # the long path may be wrapped
     chat.send_line("/tools")
     chat.expect("bash_output")
     chat.prompt()
