@@ -167,9 +167,9 @@ def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home
     assert json.loads((chat_project / "chat.json").read_text())["messages"][0]["role"] == "system"
 
     chat.send_line("/clear")
-    chat.expect("kept 1 system message")
+    chat.expect("kept 2 system message(s)")  # the profile's instruction and AGENTS.md
     chat.prompt()
-    assert [message["role"] for message in transcript_of(amplifier_home)] == ["system"]
+    assert [message["role"] for message in transcript_of(amplifier_home)] == ["system", "system"]
 
     chat.send_line("/stauts")
     chat.expect("Did you mean /status?")
