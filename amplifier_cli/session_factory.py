@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from .errors import ConfigError, Problem
 from .module_preflight import check_plan_modules, no_provider_message
 from .paths import AmplifierPaths
 from .plan import BuiltPlan, build_plan
+from .session_request import SessionRequest  # re-exported for callers
 from .session_store import SessionRecord, repair_transcript
 from .session_store.locations import project_key, session_store_for  # re-exported for callers
 from .session_store.recording_context import RecordingContext
@@ -41,20 +41,6 @@ class _MountLogCapture(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(record.getMessage())
-
-
-@dataclass
-class SessionRequest:
-    """What the user asked for on the command line."""
-
-    profile: str | None = None
-    provider: str | None = None
-    model: str | None = None
-    session_id: str | None = None
-    resume_id: str | None = None
-    parent_id: str | None = None
-    agent: str | None = None
-    plan_overlay: Callable[[BuiltPlan], None] | None = None  # adjusts the plan before mounting (agents)
 
 
 @dataclass

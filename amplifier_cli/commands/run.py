@@ -81,7 +81,7 @@ def start(
         resume = _latest_session_id()
     text = compose_prompt(prompt)
 
-    from ..session_factory import SessionRequest
+    from ..session_request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume)
     if text is None:

@@ -1,0 +1,20 @@
+"""What the user asked for on the command line, before anything heavy is imported: the REPL builds one
+before its prompt appears, so this module imports nothing but the standard library."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class SessionRequest:
+    profile: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    session_id: str | None = None
+    resume_id: str | None = None
+    parent_id: str | None = None
+    agent: str | None = None
+    plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)
