@@ -21,6 +21,11 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert test_command in ci_lines
 
 
+def test_ci_runs_exactly_the_readme_install_and_demo_command() -> None:
+    install = _readme_commands()[0]
+    assert f"({install})" in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
 def test_readme_install_command_runs_the_demo_profile_without_a_key() -> None:
     install = _readme_commands()[0]
     assert "pip install ." in install and "amplifier run -P demo" in install
