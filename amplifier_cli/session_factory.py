@@ -161,7 +161,7 @@ async def open_session(
         try:
             resumed_record = store.find(request.resume_id)
         except (SessionNotFoundError, AmbiguousSessionIdError) as error:
-            raise ConfigError.single(str(error), fix="run `amplifier session list --all-projects` to see ids") from None
+            raise ConfigError.single(str(error)) from None  # the message says where to look
         saved = resumed_record.metadata
         if not located_by_caller and Path(saved.cwd) != paths.cwd and Path(saved.cwd).is_dir():
             # Resume where the session ran, from any directory: its project's profiles, settings and cwd.
@@ -244,7 +244,9 @@ async def open_session(
         )
     if not coordinator.get("providers"):
         await _abandon(session, record, created=resumed_record is None)
-        said = f" Providers said: {' | '.join(capture.lines)}" if capture.lines else ""
+        # Keep what providers said beyond "no API key", which the message below already covers.
+        extra = [line for line in capture.lines if "no API key" not in line]
+        said = f" Providers said: {' | '.join(extra)}" if extra else ""
         raise ConfigError.single(no_provider_message(built.plan, built.profile_name) + said, key_path="providers")
 
     # A context that persists to the session transcript itself (context-persistent) is not wrapped:

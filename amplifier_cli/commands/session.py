@@ -25,7 +25,7 @@ def _find(session_id: str):
     try:
         return store, store.find(session_id)
     except (SessionNotFoundError, AmbiguousSessionIdError) as error:
-        raise ConfigError.single(str(error), fix="run `amplifier session list --all-projects` to see ids") from None
+        raise ConfigError.single(str(error)) from None  # the message says where to look
 
 
 @session_app.command("list")
