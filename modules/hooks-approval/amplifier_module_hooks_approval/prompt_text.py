@@ -25,7 +25,7 @@ def _compact(value: Any) -> str:
         if "\n" in value:
             first = value.split("\n", 1)[0]
             first = first if len(first) <= 60 else first[:59] + "…"
-            return f"{first} … ({value.count(chr(10)) + 1} lines, {len(value)} chars)"
+            return f"{first} … ({len(value.splitlines())} lines, {len(value)} chars)"
         return value if len(value) <= _VALUE_LIMIT else value[: _VALUE_LIMIT - 1] + "…"
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 1] + "…"

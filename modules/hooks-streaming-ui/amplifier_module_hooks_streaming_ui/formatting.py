@@ -16,7 +16,7 @@ def compact_arguments(arguments: Any, limit: int = 120) -> str:
     for key, value in arguments.items():
         if isinstance(value, str):
             if "\n" in value:
-                rendered = f"<{value.count(chr(10)) + 1} lines, {len(value)} chars>"
+                rendered = f"<{len(value.splitlines())} lines, {len(value)} chars>"
             else:
                 rendered = value if len(value) <= 60 else value[:59] + "…"
         else:

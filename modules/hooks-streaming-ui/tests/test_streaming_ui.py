@@ -171,3 +171,10 @@ async def test_upstream_nested_ui_config_is_accepted_and_unknown_keys_rejected()
     assert "… (1 more lines)" in stream.getvalue()
     with pytest.raises(ModuleConfigError, match="did you mean 'show_tool_lines'"):
         await _mounted({"show_tool_line": 3})
+
+
+async def test_a_trailing_newline_is_not_counted_as_another_line() -> None:
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "write_file",
+                                              "tool_input": {"file_path": "n.md", "content": "# N\n\n- a\n"}})
+    assert "content=<3 lines, 9 chars>" in stream.getvalue()
