@@ -35,6 +35,14 @@ def load_yaml_document(path: Path) -> YamlDocument:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError.single(f"cannot read file: {exc.strerror or exc}", file=path) from exc
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError.single(
+            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+            file=path,
+            line=line,
+            fix="save the file as UTF-8, or delete it if it is not a YAML file",
+        ) from exc
     line_offset = 0
     body: str | None = None
     if path.suffix == ".md":

@@ -100,3 +100,17 @@ def test_verbose_adds_a_traceback(cli, project_dir) -> None:
     result = cli("--verbose", "profile", "show", "nosuch")
     assert result.exit_code == 2
     assert "Traceback" in result.stderr
+
+
+@pytest.mark.parametrize("content", [b"profile: {active: 'caf\xe9'}\n", bytes(range(128, 256)) * 2],
+                         ids=["latin-1", "binary-garbage"])
+@pytest.mark.parametrize("relative", [".amplifier/settings.yaml", ".amplifier/profiles/broken.yaml"])
+def test_undecodable_settings_or_profile_is_a_config_error_naming_the_file(content, relative, cli,
+                                                                          project_dir) -> None:
+    path = project_dir / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    result = cli("profile", "show", "broken") if "profiles" in relative else cli("profile", "current")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert str(path) in result.stderr and "UTF-8" in result.stderr
