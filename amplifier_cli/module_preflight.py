@@ -27,7 +27,14 @@ def check_plan_modules(plan: dict[str, Any], resolver: LayeredModuleResolver) ->
             resolver.resolve(module_id, source_hint=source).resolve()
         except ModuleNotFoundError as exc:
             if importlib.util.find_spec(package_name(module_id)) is None:  # the kernel's last fallback
-                problems.append(Problem(str(exc).splitlines()[0], key_path=key_path, fix=_not_found_fix(module_id)))
+                answers = "; ".join(f"{a.layer}: {a.detail}" for a in resolver.explain(module_id, source))
+                problems.append(
+                    Problem(
+                        f"Module '{module_id}' not found (checked {answers})",
+                        key_path=key_path,
+                        fix=_not_found_fix(module_id),
+                    )
+                )
         except ModuleLoadError as exc:
             problems.append(Problem(str(exc), key_path=key_path))
     if problems:

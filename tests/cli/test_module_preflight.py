@@ -42,3 +42,15 @@ providers: [{module: provider-openai, config: {api_key: "${MY_OPENAI_KEY}"}}]
     plan = build_plan(load_settings(paths), "p").plan
     message = no_provider_message(plan, "p")
     assert "ANTHROPIC_API_KEY or MY_OPENAI_KEY" in message and "-P demo" in message
+
+
+def test_unresolvable_module_error_lists_what_every_layer_answered(paths, write) -> None:
+    write(paths.project_profiles_dir / "p.yaml", "profile: {extends: minimal}\ntools: [{module: tool-nowhere}]\n")
+    settings = load_settings(paths)
+    with pytest.raises(ConfigError) as caught:
+        check_plan_modules(build_plan(settings, "p").plan, make_resolver(settings))
+    rendered = caught.value.render()
+    assert "AMPLIFIER_MODULE_TOOL_NOWHERE not set" in rendered
+    assert "no sources.tool-nowhere in settings" in rendered
+    assert "no installed entry point 'tool-nowhere'" in rendered
+    assert not any(line.rstrip().endswith(":") for line in rendered.splitlines()[1:]), rendered
