@@ -128,6 +128,14 @@ def load_profile_at(location: ProfileLocation, paths: AmplifierPaths) -> LoadedP
             break
         parent_name = profile_name_from_ref(parent_ref)
         parent = find_profile(parent_name, paths, below=current.path if parent_name == current.name else None)
+        if parent is None and parent_name == current.name:
+            raise ConfigError.single(
+                f"extends its own name '{parent_ref}', but no lower-precedence profile of that name exists",
+                file=current.path,
+                line=doc.line_of(("profile", "extends")),
+                key_path="profile.extends",
+                fix=f"extend another profile ({_suggest_profile(parent_name, paths, exclude=parent_name)})",
+            )
         if parent is None:
             raise ConfigError.single(
                 f"extends unknown profile '{parent_ref}'",
@@ -271,10 +279,12 @@ def _validate_merged(plan: dict[str, Any], chain: list[tuple[ProfileLocation, di
         raise ConfigError(f"profile '{leaf.name}' is incomplete", problems) from exc
 
 
-def _suggest_profile(name: str, paths: AmplifierPaths) -> str:
+def _suggest_profile(name: str, paths: AmplifierPaths, *, exclude: str | None = None) -> str:
     import difflib
 
-    names = available_names(paths)
+    names = [n for n in available_names(paths) if n != exclude]
+    if exclude is not None:
+        return f"available profiles: {', '.join(names) or 'none'}"
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
     if close:
         return f"did you mean '{close[0]}'? (amplifier profile list)"

@@ -114,3 +114,11 @@ def test_undecodable_settings_or_profile_is_a_config_error_naming_the_file(conte
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert str(path) in result.stderr and "UTF-8" in result.stderr
+
+
+def test_profile_extending_its_own_name_with_nothing_below_says_so(cli, write, project_dir) -> None:
+    path = write(project_dir / ".amplifier" / "profiles" / "solo.yaml", "profile: {extends: solo}\n" + GOOD_SESSION)
+    result = cli("profile", "show", "solo")
+    assert result.exit_code == 2
+    assert str(path) in result.stderr and "profile.extends" in result.stderr
+    assert "extends its own name 'solo'" in result.stderr and "did you mean 'solo'" not in result.stderr
