@@ -79,7 +79,10 @@ class ToolRound:
     async def _fail(self, call: PlannedCall, tool_input: dict[str, Any], error_type: str, message: str,
                     content: str) -> ToolOutcome:
         data = {**self._event_data(call, tool_input), "error": {"type": error_type, "msg": message}}
-        await self.gate.emit(events.TOOL_ERROR, data, during_tools=True)
+        try:
+            await self.gate.emit(events.TOOL_ERROR, data, during_tools=True)
+        except Exception:  # a broken display/approval system must not leave the call without a result
+            logger.exception("applying the tool:error hook result for %s failed", call.name)
         return ToolOutcome(call, content, success=False)
 
     async def _run_call(self, call: PlannedCall, outcomes: dict[str, ToolOutcome]) -> None:
@@ -89,6 +92,14 @@ class ToolRound:
             outcome = await self._execute(call)
         except asyncio.CancelledError:
             outcome = await self._fail(call, tool_input, "Cancelled", "cancelled by the user", CANCELLED_RESULT)
+        except Exception as error:
+            # Applying a hook's answer failed (e.g. the approval system crashed on ask_user): the call still
+            # gets an error result and a tool:error, never a silent "not run" or a lost task exception.
+            logger.exception("tool call %s: applying a hook result failed", call.name)
+            message = f"{type(error).__name__}: {error}"
+            outcome = await self._fail(call, tool_input, type(error).__name__, str(error),
+                                       f"Error: the tool call '{call.name}' failed while the session's hooks "
+                                       f"handled it ({message}); the tool may not have run.")
         finally:
             self.token.register_tool_complete(call.id)
         outcomes[call.id] = outcome

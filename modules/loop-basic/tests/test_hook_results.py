@@ -143,3 +143,21 @@ async def test_hook_user_message_is_shown_through_the_display_system(harness) ->
                                              user_message_level="warning")))
     await harness.run("q", FakeProvider(call(("echo", {}, "c1")), say("ok")), [EchoTool()])
     assert harness.coordinator.display_system.messages[0]["message"] == "heads up"
+
+
+class _CrashingApproval:
+    async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
+        raise RuntimeError("approval UI crashed")
+
+
+async def test_a_failing_approval_system_denies_the_tool_with_an_error_result_naming_the_failure(harness) -> None:
+    harness.coordinator.approval_system = _CrashingApproval()
+    harness.on("tool:pre", answer(HookResult(action="ask_user", approval_prompt="Run echo?")))
+    tool = EchoTool()
+    assert await harness.run("q", FakeProvider(call(("echo", {}, "c1")), say("ok")), [tool]) == "ok"
+    assert tool.inputs == []
+    result = harness.messages[2]
+    assert result["tool_call_id"] == "c1" and "approval UI crashed" in result["content"]
+    assert "cancelled" not in result["content"]
+    assert harness.names("tool:") == ["tool:pre", "tool:error"]
+    assert harness.data("tool:error")[0]["error"]["type"] == "RuntimeError"
