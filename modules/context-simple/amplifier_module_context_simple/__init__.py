@@ -18,6 +18,7 @@ from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .budget import provider_budget, resolve_budget
 from .compaction import ViewPlan, plan_from_cut, plan_view, split_units
+from .message_copy import copy_tree
 from .token_estimate import estimate_message_tokens
 
 __amplifier_module_type__ = "context"
@@ -80,11 +81,12 @@ def _timestamp() -> str:
 
 
 def stamp_message(message: dict[str, Any]) -> dict[str, Any]:
-    """A shallow copy of ``message`` with ``metadata.timestamp`` set when absent (caller's dict untouched)."""
-    metadata = message.get("metadata")
+    """A copy of ``message`` (sharing nothing mutable with the caller's) with ``metadata.timestamp`` set
+    when absent."""
+    stamped = copy_tree(message)
+    metadata = stamped.get("metadata")
     if isinstance(metadata, dict) and "timestamp" in metadata:
-        return dict(message)
-    stamped = dict(message)
+        return stamped
     stamped["metadata"] = {**(metadata if isinstance(metadata, dict) else {}), "timestamp": _timestamp()}
     return stamped
 
@@ -130,7 +132,7 @@ class SimpleContextManager:
 
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
         """Replace the history (used on resume)."""
-        kept = [dict(message) for message in messages if isinstance(message, dict)]
+        kept = [copy_tree(message) for message in messages if isinstance(message, dict)]
         if len(kept) != len(messages):
             logger.warning("context: set_messages skipped %d entries that are not dicts",
                            len(messages) - len(kept))
@@ -151,7 +153,7 @@ class SimpleContextManager:
         trigger = int(budget * self.config.compact_threshold)
         if total <= trigger:
             self._sticky_cut = None
-            return [dict(message) for message in self._messages]
+            return [copy_tree(message) for message in self._messages]
         pairs = zip(self._messages, self._estimates, strict=True)
         system_tokens = sum(estimate for message, estimate in pairs if message.get("role") == "system")
         plan: ViewPlan | None = None
@@ -182,7 +184,7 @@ class SimpleContextManager:
         return plan
 
     def _render(self, plan: ViewPlan) -> list[dict[str, Any]]:
-        view = [dict(self._messages[index]) for index in plan.indices]
+        view = [copy_tree(self._messages[index]) for index in plan.indices]
         if self.config.compaction_notice and plan.omitted:
             note = {
                 "role": "system",

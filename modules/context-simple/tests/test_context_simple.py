@@ -102,6 +102,31 @@ async def test_changing_returned_messages_does_not_change_history():
     assert (await manager.get_messages())[0]["role"] == "assistant"
 
 
+async def test_changing_nested_content_of_a_request_view_does_not_change_history():
+    """Providers mark blocks in place (e.g. cache_control on the last block): a view must not share them."""
+    for manager, turns in ((SimpleContextManager(), 1), (small_manager()[0], 12)):
+        await filled(manager, turns)
+        before = await manager.get_messages()
+        view = await manager.get_messages_for_request()
+        assert len(view) < len(before) if turns > 1 else len(view) == len(before)
+        for message in view:
+            if isinstance(message.get("content"), list):
+                message["content"][0]["cache_control"] = {"type": "ephemeral"}
+                message["content"].append({"type": "text", "text": "added"})
+            for tool_call in message.get("tool_calls") or []:
+                tool_call["arguments"]["path"] = "elsewhere"
+            message.get("metadata", {})["touched"] = True
+        assert await manager.get_messages() == before
+
+
+async def test_changing_a_message_after_adding_it_does_not_change_history():
+    manager = SimpleContextManager()
+    message = assistant("keep")
+    await manager.add_message(message)
+    message["content"][0]["text"] = "changed"
+    assert (await manager.get_messages())[0]["content"][0]["text"] == "keep"
+
+
 async def test_non_dict_message_is_ignored_with_a_warning(caplog):
     manager = SimpleContextManager()
     with caplog.at_level(logging.WARNING):
