@@ -6,11 +6,13 @@ dicts; `providers`/`tools`/`hooks` are lists of the same; `agents` is app data p
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 MODULE_LIST_SECTIONS = ("providers", "tools", "hooks")
+MODULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
 def source_object_to_uri(value: Any) -> Any:
@@ -48,6 +50,17 @@ class ModuleEntry(BaseModel):
     @classmethod
     def _source_object(cls, value: Any) -> Any:
         return source_object_to_uri(value)
+
+    @field_validator("module")
+    @classmethod
+    def _plain_module_id(cls, value: str) -> str:
+        # The id names a directory (.amplifier/modules/<id>), a package (amplifier_module_<id>) and an env var.
+        if not MODULE_ID.fullmatch(value):
+            raise ValueError(
+                f"module id {value!r} must be letters, digits, '-' and '_' (e.g. tool-bash); "
+                "put a path or URL under 'source:' instead"
+            )
+        return value
 
 
 def _entry_from_shorthand(value: Any) -> Any:

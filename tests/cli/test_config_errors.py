@@ -122,3 +122,15 @@ def test_profile_extending_its_own_name_with_nothing_below_says_so(cli, write, p
     assert result.exit_code == 2
     assert str(path) in result.stderr and "profile.extends" in result.stderr
     assert "extends its own name 'solo'" in result.stderr and "did you mean 'solo'" not in result.stderr
+
+
+@pytest.mark.parametrize("module_id", ["../../etc", "tool bash", "tools/x", "a.b"])
+def test_module_id_that_is_not_a_plain_name_is_a_config_error(module_id, cli, write, project_dir) -> None:
+    path = write(project_dir / ".amplifier" / "profiles" / "odd.yaml",
+                 GOOD_SESSION + f"tools:\n  - module: '{module_id}'\n")
+    for args in (("profile", "show", "odd"), ("run", "-P", "odd", "hi")):
+        result = cli(*args)
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+        assert str(path) in result.stderr and ":3:" in result.stderr and "tools[0].module" in result.stderr
+        assert "letters, digits" in result.stderr
