@@ -2,13 +2,20 @@
 
 Text deltas go straight to the stream as they arrive. When a text block ends, a terminal that still shows
 all of it gets it redrawn once as Markdown; text taller than the screen is left as streamed, so nothing
-in the scrollback is lost and nothing flickers while tokens arrive.
+in the scrollback is lost and nothing flickers while tokens arrive. The redraw moves the cursor up by the
+rows the block took, counted in terminal cells (wide characters, wrapping); when that count could be wrong
+(the terminal was resized, or characters terminals size differently) the text is left as streamed instead.
+
+Control characters in model or tool text are shown as symbols, never sent to the terminal as commands.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from rich.cells import get_character_cell_size
 
 from amplifier_core import HookResult
 
@@ -16,6 +23,18 @@ from .formatting import compact_arguments, first_lines, format_cost, result_text
 
 _MARKDOWN_HINTS = ("#", "*", "`", "- ", "|", "1. ", "> ", "_")
 _DIM, _RESET = "\x1b[2m", "\x1b[0m"
+# Characters whose width terminals disagree on (joined emoji, flags, presentation selectors, skin tones).
+_UNSURE_WIDTH = frozenset("\u200d\ufe0e\ufe0f") | frozenset(chr(code) for code in range(0x1F1E6, 0x1F200)) \
+    | frozenset(chr(code) for code in range(0x1F3FB, 0x1F400))
+# C0 controls (but newline and tab), DEL and C1 controls -> visible symbols (U+2400 block, or U+FFFD).
+_SHOW_CONTROLS = {code: 0x2400 + code for code in range(32) if code not in (9, 10)} | {0x7F: 0x2421} \
+    | {code: 0xFFFD for code in range(0x80, 0xA0)}
+
+
+def shown(text: str) -> str:
+    """``text`` with control characters made visible, so output cannot move the cursor or reprogram the
+    terminal (title, clipboard, colours)."""
+    return text.translate(_SHOW_CONTROLS)
 
 
 @dataclass
@@ -35,7 +54,9 @@ class UISettings:
 class _TextBlock:
     text: str = ""
     rows: int = 0  # screen rows used so far (wrapping counted)
-    column: int = 0
+    column: int = 0  # cells used on the current row
+    width: int = 0  # terminal width when the block started
+    unsure: bool = False  # holds characters whose width is terminal-dependent: never redrawn
     streamed: bool = False
 
 
@@ -67,8 +88,20 @@ class StreamingRenderer:
         return self.console.is_terminal
 
     @property
+    def _cursor_moves(self) -> bool:
+        """The stream really is a terminal that understands cursor movement (FORCE_COLOR into a pipe or
+        a log file is not: a redraw there would leave the answer twice)."""
+        isatty = getattr(self.settings.stream, "isatty", None)
+        try:
+            tty = bool(isatty is not None and isatty())
+        except ValueError:
+            tty = False
+        return tty and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
+
+    @property
     def _colored(self) -> bool:
-        return self._terminal and not self.console.no_color and self.settings.color is not False
+        return (self._terminal and self.console.color_system is not None and not self.console.no_color
+                and self.settings.color is not False)
 
     def _raw(self, text: str) -> None:
         if self._prefix:
@@ -83,21 +116,31 @@ class StreamingRenderer:
     def _line(self, text: str, style: str | None = None) -> None:
         if not self._at_line_start:
             self.settings.stream.write("\n")
-        self.console.print(self._prefix + text, style=style, markup=False, highlight=False)
+        self.console.print(self._prefix + shown(text), style=style, markup=False, highlight=False)
         self._at_line_start = True
 
     # -- assistant text --------------------------------------------------------------------------------
     def _track(self, block: _TextBlock, delta: str) -> None:
-        width = max(self.console.width - len(self._prefix), 10)
+        """Count the screen rows ``delta`` moves through, as a terminal of the block's width wraps it."""
+        width = block.width
         for char in delta:
             if char == "\n":
                 block.rows += 1
                 block.column = 0
+            elif char == "\t":
+                block.column = min((block.column // 8 + 1) * 8, max(width - 1, block.column))
+            elif char in _UNSURE_WIDTH:
+                block.unsure = True
             else:
-                block.column += 1
-                if block.column > width:
+                cells = get_character_cell_size(char)
+                if block.column + cells > width:  # does not fit: the terminal wraps before it
                     block.rows += 1
-                    block.column = 1
+                    block.column = cells
+                else:
+                    block.column += cells
+
+    def _screen_width(self) -> int:
+        return max(self.console.width - len(self._prefix), 10)
 
     def text_delta(self, index: int, delta: str) -> None:
         block = self._blocks.setdefault(index, _TextBlock())
@@ -105,7 +148,9 @@ class StreamingRenderer:
             self._close_thinking()
             if not self._at_line_start:
                 self._raw("\n")
+            block.width = self._screen_width()
         block.streamed = True
+        delta = shown(delta)
         block.text += delta
         self._track(block, delta)
         self._raw(delta)
@@ -119,8 +164,9 @@ class StreamingRenderer:
             return
         final = text if text is not None else block.text
         rows_used = block.rows + 1
-        if (self.settings.render_markdown and self._terminal and not self._prefix
-                and rows_used < self.console.height - 1 and any(hint in final for hint in _MARKDOWN_HINTS)):
+        if (self.settings.render_markdown and self._cursor_moves and not self._prefix and not block.unsure
+                and block.width == self._screen_width() and rows_used < self.console.height - 1
+                and any(hint in final for hint in _MARKDOWN_HINTS)):
             # Everything streamed is still on screen: replace it with the rendered form.
             self.settings.stream.write(f"\r\x1b[{block.rows}A\x1b[J" if block.rows else "\r\x1b[J")
             self._at_line_start = True
@@ -132,9 +178,10 @@ class StreamingRenderer:
         if self.settings.render_markdown and self._terminal and not self._prefix:
             from rich.markdown import Markdown
 
-            self.console.print(Markdown(text))
+            self.console.print(Markdown(shown(text)))
             self._at_line_start = True
         else:
+            text = shown(text)
             self._raw(text if text.endswith("\n") else text + "\n")
 
     # -- thinking ------------------------------------------------------------------------------------------
@@ -147,7 +194,7 @@ class StreamingRenderer:
             self._thinking_open = True
             if self._colored:
                 self.settings.stream.write(_DIM)
-        self._raw(delta)
+        self._raw(shown(delta))
 
     def thinking_end(self, index: int, text: str | None) -> None:
         streamed = self._thinking.pop(index, "")

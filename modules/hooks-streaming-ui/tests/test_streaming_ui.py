@@ -178,3 +178,89 @@ async def test_a_trailing_newline_is_not_counted_as_another_line() -> None:
     await coordinator.hooks.emit("tool:pre", {"tool_name": "write_file",
                                               "tool_input": {"file_path": "n.md", "content": "# N\n\n- a\n"}})
     assert "content=<3 lines, 9 chars>" in stream.getvalue()
+
+
+async def _stream_block(coordinator: ModuleCoordinator, text: str, between: Any = None) -> None:
+    half = len(text) // 2
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": text[:half]})
+    if between is not None:
+        between()
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": text[half:]})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block": {"type": "text", "text": text}})
+
+
+def _terminal_size(monkeypatch: pytest.MonkeyPatch, columns: int, lines: int) -> None:
+    import os
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+    monkeypatch.setattr(os, "get_terminal_size", lambda *args: os.terminal_size((columns, lines)))
+
+
+async def test_wide_characters_that_wrap_are_counted_when_moving_back_up(monkeypatch) -> None:
+    _terminal_size(monkeypatch, 20, 40)
+    coordinator, stream = await _mounted(stream=_Terminal())
+    # 12 CJK characters take 24 cells: two rows on a 20-column screen, so the block covers 4 rows
+    await _stream_block(coordinator, "# W\n" + "你" * 12 + "\n- **x**")
+    assert "\x1b[3A\x1b[J" in stream.getvalue()
+
+
+async def test_a_wide_character_that_does_not_fit_the_last_column_wraps_early(monkeypatch) -> None:
+    _terminal_size(monkeypatch, 20, 40)
+    coordinator, stream = await _mounted(stream=_Terminal())
+    # 19 narrow cells, then a 2-cell character that goes to the next row, whose 21 cells wrap once more
+    await _stream_block(coordinator, "# W\n" + "a" * 19 + "你" + "b" * 19 + "\n- **x**")
+    assert "\x1b[4A\x1b[J" in stream.getvalue()
+
+
+@pytest.mark.parametrize("text", ["# Flag 🇫🇷\n- **x**", "# Family 👨\u200d👩\u200d👧\n- **x**",
+                                  "# Warn ⚠\ufe0f\n- **x**"])
+async def test_text_whose_width_terminals_disagree_on_is_not_redrawn(monkeypatch, text: str) -> None:
+    _terminal_size(monkeypatch, 80, 40)
+    coordinator, stream = await _mounted(stream=_Terminal())
+    await _stream_block(coordinator, text)
+    assert "\x1b[J" not in stream.getvalue()
+
+
+async def test_a_terminal_resized_while_the_block_streams_is_not_redrawn(monkeypatch) -> None:
+    _terminal_size(monkeypatch, 80, 40)
+    coordinator, stream = await _mounted(stream=_Terminal())
+    await _stream_block(coordinator, "# Title\n\nSome **bold** words " * 3,
+                        between=lambda: _terminal_size(monkeypatch, 30, 40))
+    assert "\x1b[J" not in stream.getvalue()
+    assert stream.getvalue().count("Some **bold** words") == 3  # streamed once, nothing duplicated
+
+
+async def test_a_dumb_terminal_gets_no_cursor_movement_or_colour_codes(monkeypatch) -> None:
+    _terminal_size(monkeypatch, 80, 40)
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    coordinator, stream = await _mounted(stream=_Terminal())
+    await coordinator.hooks.emit("thinking:delta", {"block_index": 0, "delta": "hmm"})
+    await _stream_block(coordinator, "# Title\n\nSome **bold** words")
+    assert "\x1b" not in stream.getvalue()
+
+
+async def test_force_color_into_a_pipe_colours_but_never_redraws(monkeypatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    coordinator, stream = await _mounted()
+    await _stream_block(coordinator, "# Title\n\nSome **bold** words")
+    assert "\x1b[J" not in stream.getvalue() and "A\x1b" not in stream.getvalue()
+    assert stream.getvalue().count("Title") == 1  # a log file gets the answer once
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+async def test_control_characters_from_the_model_or_a_tool_are_shown_not_obeyed(monkeypatch, terminal: bool) -> None:
+    _terminal_size(monkeypatch, 80, 40)
+    monkeypatch.setenv("NO_COLOR", "1")
+    coordinator, stream = await _mounted(stream=_Terminal() if terminal else io.StringIO())
+    # a title change, a clipboard write (OSC 52) and a carriage return that would hide what came before it
+    await _stream_block(coordinator, "# Hi\x1b]0;pwned\x07 there\rX\n- \x1b]52;c;ZXZpbA==\x07**x**")
+    await coordinator.hooks.emit("tool:post", {"tool_name": "bash",
+                                               "tool_result": {"success": True, "output": "\x1b[2Jcleared"}})
+    output = stream.getvalue()
+    assert "\x1b]" not in output and "\x07" not in output and "\r" not in output.replace("\r\x1b[", "")
+    assert "\x1b[2J" not in output
+    assert "pwned" in output and "cleared" in output
