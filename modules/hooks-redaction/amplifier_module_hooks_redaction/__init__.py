@@ -16,6 +16,7 @@ import os
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import Field
@@ -25,6 +26,7 @@ from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .patterns import REDACTED, SecretRedactor
+from .restore import put_back
 
 __amplifier_module_type__ = "hook"
 __all__ = ["REDACTED", "RedactionConfig", "RedactionHook", "SecretRedactor", "mount", "on_session_ready"]
@@ -73,11 +75,18 @@ class RedactionHook:
         # id(data) -> (data, changes) between the redacting and the restoring handler of one emit. Emits that
         # a hook denies never reach the restorer, so the oldest entries are dropped past a bound.
         self._pending: OrderedDict[int, tuple[dict[str, Any], list[tuple[Any, Any, Any]]]] = OrderedDict()
+        # The emits of the current task between the two handlers, newest last: (event, data, changes). A
+        # ``modify`` hook may hand on a new dict, which the id lookup above cannot recognise; the restorer
+        # then takes this task's latest open emit of the same event. Tasks get their own copy of the tuple.
+        self._open: ContextVar[tuple[tuple[str, dict[str, Any], list[tuple[Any, Any, Any]]], ...]] = ContextVar(
+            f"{MODULE_ID}-open-emits-{id(self)}", default=())
 
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
         if not isinstance(data, dict) or not data:
             return HookResult()
         changes = self.redactor.redact_in_place(data)
+        if self.config.keep_emitter_data:
+            self._open.set((*self._open.get()[-(MAX_PENDING_RESTORES - 1):], (event, data, changes)))
         if not changes:
             return HookResult()
         if self.config.keep_emitter_data:
@@ -92,12 +101,28 @@ class RedactionHook:
         """Last handler: give the emitter back its original values (unless a hook replaced them since)."""
         if not isinstance(data, dict):
             return HookResult()
+        opened = self._take_open(event)
         entry = self._pending.pop(id(data), None)
         if entry is not None and entry[0] is data:
             for key, original, redacted in entry[1]:
                 if data.get(key) is redacted:
                     data[key] = original
+        elif opened is not None and opened[0] is not data:
+            self._pending.pop(id(opened[0]), None)
+            for key, original, redacted in opened[1]:  # a modify hook replaced the dict: match by value
+                if key in data:
+                    data[key] = put_back(data[key], original, redacted)
         return HookResult()
+
+    def _take_open(self, event: str) -> tuple[dict[str, Any], list[tuple[Any, Any, Any]]] | None:
+        """Remove and return this task's latest open emit of ``event`` (records above it belong to nested
+        emits a hook denied, which never reached the restorer)."""
+        stack = self._open.get()
+        for index in range(len(stack) - 1, -1, -1):
+            if stack[index][0] == event:
+                self._open.set(stack[:index])
+                return stack[index][1], stack[index][2]
+        return None
 
     def register(self, events: list[str]) -> None:
         for event in events:

@@ -156,6 +156,31 @@ async def test_a_value_a_later_hook_replaced_is_not_put_back(monkeypatch):
     assert result.data["prompt"] == "rewritten by a hook"
 
 
+async def test_the_emitter_gets_its_originals_back_when_a_later_hook_modifies_a_copy_of_the_data(monkeypatch):
+    """A modify hook building new dicts (``{**data, ...}``) must not make the tool run with [REDACTED]."""
+    coordinator, seen = await mounted(monkeypatch)
+
+    async def add_flag(event, data):
+        return HookResult(action="modify", data={**data, "tool_input": {**data["tool_input"], "flag": 1}})
+
+    coordinator.hooks.register("tool:pre", add_flag, priority=5)
+    tool_input = {"command": f"echo {FAKE_ENV_KEY}", "args": [f"--key={FAKE_ENV_KEY}", "x"]}
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": tool_input})
+    assert seen[0][1]["tool_input"]["command"] == f"echo {REDACTED}"
+    assert result.data["tool_input"] == {**tool_input, "flag": 1}
+
+
+async def test_values_a_modifying_hook_changed_in_its_copy_are_kept(monkeypatch):
+    coordinator, _ = await mounted(monkeypatch)
+
+    async def rewrite(event, data):
+        return HookResult(action="modify", data={**data, "tool_input": {"command": "ls"}})
+
+    coordinator.hooks.register("tool:pre", rewrite, priority=5)
+    result = await coordinator.hooks.emit("tool:pre", {"tool_input": {"command": f"echo {FAKE_ENV_KEY}"}})
+    assert result.data["tool_input"] == {"command": "ls"}
+
+
 async def test_keep_emitter_data_false_hands_the_redacted_data_back(monkeypatch):
     coordinator, _ = await mounted(monkeypatch, {"keep_emitter_data": False})
     result = await coordinator.hooks.emit("prompt:submit", {"prompt": f"key {FAKE_ENV_KEY}"})
