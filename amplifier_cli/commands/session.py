@@ -43,6 +43,8 @@ def list_sessions(
     sessions = store.list(
         project=None if all_projects else project_key(paths), limit=limit or None, include_children=children
     )
+    for path, reason in store.unreadable:  # one bad session must not hide silently, nor break the list
+        typer.echo(f"warning: skipped session {path.parent.name}: {path} {reason}", err=True)
     rows = [summary_row(meta) for meta in sessions]
     if json_output:
         from ..tables import print_json

@@ -16,7 +16,18 @@ METADATA_VERSION = 1
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    # Microseconds: sessions updated within one second (a script running `run` then `continue`) must still
+    # sort in the order they happened.
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def sort_key(stamp: str) -> datetime:
+    """Order timestamps by time, whatever their precision (older files have whole seconds)."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 class SessionMetadata(BaseModel):

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .metadata import SessionMetadata, utc_now, write_json_atomic
+from .metadata import SessionMetadata, sort_key, utc_now, write_json_atomic
 from .transcript import TranscriptRead, TranscriptWriter, read_transcript
 
 METADATA_FILE = "metadata.json"
@@ -90,6 +90,8 @@ def new_session_id() -> str:
 class SessionStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        # (metadata.json path, why it cannot be read) for sessions the last listing had to skip
+        self.unreadable: list[tuple[Path, str]] = []
 
     def create(self, *, cwd: Path, project: Path, session_id: str | None = None, **fields: Any) -> SessionRecord:
         session_id = session_id or new_session_id()
@@ -109,17 +111,44 @@ class SessionStore:
         return record
 
     def _load(self, directory: Path) -> SessionMetadata | None:
+        return self._load_or_reason(directory)[0]
+
+    def _load_or_reason(self, directory: Path) -> tuple[SessionMetadata | None, str]:
+        """The metadata, or None and why it cannot be read (missing, not JSON, wrong shape)."""
+        path = directory / METADATA_FILE
         try:
-            return SessionMetadata.model_validate(json.loads((directory / METADATA_FILE).read_text("utf-8")))
-        except (OSError, ValueError, ValidationError):
-            return None
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            return None, "metadata.json is missing"
+        except OSError as error:
+            return None, f"cannot be read ({error.strerror or error})"
+        except UnicodeDecodeError:
+            return None, "is not UTF-8 text"
+        except ValueError as error:
+            return None, f"is not valid JSON ({getattr(error, 'msg', error)})"
+        try:
+            return SessionMetadata.model_validate(data), ""
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "top level"
+            return None, f"has a bad value at '{where}': {first['msg']}"
 
     def all_metadata(self) -> list[SessionMetadata]:
-        """Every readable session, most recently updated first (reads metadata files only)."""
+        """Every readable session, most recently updated first (reads metadata files only). Sessions whose
+        metadata cannot be read are skipped and recorded in ``self.unreadable`` so callers can say so."""
+        self.unreadable = []
         if not self.root.is_dir():
             return []
-        found = [meta for child in self.root.iterdir() if child.is_dir() and (meta := self._load(child))]
-        found.sort(key=lambda meta: meta.updated, reverse=True)
+        found = []
+        for child in self.root.iterdir():
+            if not child.is_dir() or child.name.startswith("."):
+                continue
+            meta, reason = self._load_or_reason(child)
+            if meta is not None:
+                found.append(meta)
+            elif (child / METADATA_FILE).exists() or (child / TRANSCRIPT_FILE).exists():
+                self.unreadable.append((child / METADATA_FILE, reason))
+        found.sort(key=lambda meta: sort_key(meta.updated), reverse=True)
         return found
 
     def list(
@@ -146,6 +175,14 @@ class SessionStore:
         if (exact / METADATA_FILE).exists() and (meta := self._load(exact)):
             return SessionRecord(exact, meta)
         matches = [meta for meta in self.all_metadata() if meta.session_id.startswith(wanted)]
+        broken = [(path, why) for path, why in self.unreadable if path.parent.name.startswith(wanted)]
+        if not matches and len(broken) == 1:
+            path, why = broken[0]
+            raise SessionNotFoundError(
+                f"session {path.parent.name} cannot be opened: {path} {why} (its messages are still in "
+                f"{path.parent / TRANSCRIPT_FILE}; fix: restore metadata.json from a backup, or delete "
+                f"{path.parent} if the session is not needed)"
+            )
         if not matches:
             raise SessionNotFoundError(
                 f"no session '{wanted}' in {self.root} (see `amplifier session list --all-projects`)"

@@ -129,3 +129,20 @@ def test_a_chosen_uuid_names_the_new_session_and_cannot_be_reused(e2e) -> None:
     assert [path.name for path in e2e.session_dirs()] == [chosen]
     again = e2e.run("run", "-P", "scripted", "--session-id", chosen, "hi")
     assert again.returncode == 2 and "already used" in again.stderr
+
+
+def test_list_names_a_session_whose_metadata_is_corrupt_on_stderr_and_lists_the_rest(e2e) -> None:
+    project = e2e.project.resolve()
+    good = "66666666-0000-4000-8000-000000000000"
+    _write_session(e2e.sessions_dir, good, project, age=timedelta(hours=1))
+    broken = _write_session(e2e.sessions_dir, "77777777-0000-4000-8000-000000000000", project, age=timedelta(0))
+    (broken / "metadata.json").write_text('{"session_id": ')
+    for args in (("session", "list", "--json"), ("session", "list")):
+        result = e2e.run(*args)
+        assert result.returncode == 0, result.stderr
+        assert good[:8] in result.stdout and "77777777" not in result.stdout
+        assert str(broken / "metadata.json") in result.stderr and "not valid JSON" in result.stderr
+    json.loads(e2e.run("session", "list", "--json").stdout)  # stdout stays pure JSON
+    shown = e2e.run("session", "show", "7777")
+    assert shown.returncode == 2 and "Traceback" not in shown.stderr
+    assert str(broken / "metadata.json") in shown.stderr

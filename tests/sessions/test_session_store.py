@@ -150,3 +150,30 @@ async def test_recording_context_appends_every_message_and_rewrites_on_clear(tmp
     await context.set_messages([{"role": "user", "content": "restored"}])
     assert record.read_transcript().messages == [{"role": "user", "content": "restored"}]
     assert context.messages == [{"role": "user", "content": "restored"}]  # other attributes pass through
+
+
+def test_sessions_updated_within_the_same_second_are_listed_most_recent_first(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    records = [store.create(cwd=tmp_path, project=tmp_path) for _ in range(6)]
+    for record in records:  # all within a fraction of a second, in this order
+        record.save_metadata(turn_count=1)
+    assert [meta.session_id for meta in store.list()] == [r.session_id for r in reversed(records)]
+    assert store.latest(tmp_path).session_id == records[-1].session_id
+
+
+def test_a_session_with_unreadable_metadata_is_reported_not_silently_hidden(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    good = store.create(cwd=tmp_path, project=tmp_path)
+    bad = store.create(cwd=tmp_path, project=tmp_path, session_id="bad00000-0000-0000-0000-000000000000")
+    (bad.directory / "metadata.json").write_text('{"session_id": ')
+    assert [meta.session_id for meta in store.list()] == [good.session_id]
+    assert [(path, reason) for path, reason in store.unreadable] == [
+        (bad.directory / "metadata.json", store.unreadable[0][1])
+    ]
+    assert "not valid JSON" in store.unreadable[0][1]
+    for wanted in ("bad0", bad.session_id):
+        with pytest.raises(SessionNotFoundError) as caught:
+            store.find(wanted)
+        message = str(caught.value)
+        assert str(bad.directory / "metadata.json") in message and "not valid JSON" in message
+        assert "transcript" in message  # says the messages are still there
