@@ -14,7 +14,8 @@ import inspect
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
@@ -148,6 +149,30 @@ def _forget_path_import(import_name: str) -> None:
     if module is not None and sys.modules.get(top) is module:
         for loaded in [key for key in sys.modules if key == top or key.startswith(top + ".")]:
             del sys.modules[loaded]
+
+
+# sys.path entries that loaders added for resolver paths, with how many live loaders added each. While an
+# override's session lives its directory stays on sys.path, where it would shadow the installed package of the
+# same import name for every other session in the process; direct loads hide these entries while importing.
+_OVERRIDE_ROOTS: dict[str, int] = {}
+
+
+@contextmanager
+def _override_roots_hidden(own: list[str]) -> Iterator[None]:
+    """Take the resolver paths other loaders added off sys.path for the duration (``own`` ones stay)."""
+    removed = [(index, entry) for index, entry in enumerate(sys.path)
+               if entry in _OVERRIDE_ROOTS and entry not in own]
+    if not removed:
+        yield
+        return
+    for index, _ in reversed(removed):
+        del sys.path[index]
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        for index, entry in removed:
+            sys.path.insert(index, entry)
 
 
 def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
@@ -289,6 +314,7 @@ class ModuleLoader:
         if import_root not in sys.path:
             sys.path.insert(0, import_root)
             self._added_paths.append(import_root)
+            _OVERRIDE_ROOTS[import_root] = _OVERRIDE_ROOTS.get(import_root, 0) + 1
         try:
             module = import_package_from_path(package_dir.name, package_dir)
         except ImportError as error:
@@ -305,7 +331,8 @@ class ModuleLoader:
         if entry is not None:
             _forget_path_import(entry.value.split(":")[0])
             try:
-                mount = entry.load()
+                with _override_roots_hidden(self._added_paths):
+                    mount = entry.load()
             except ImportError as error:
                 raise ValueError(_missing_dependency_message(module_id, f"entry point {entry.value}", error)) from error
             except AttributeError:
@@ -315,7 +342,8 @@ class ModuleLoader:
             return self._remember(key, module, mount)
         _forget_path_import(package_name(module_id))
         try:
-            module = importlib.import_module(package_name(module_id))
+            with _override_roots_hidden(self._added_paths):
+                module = importlib.import_module(package_name(module_id))
         except ImportError as error:
             if getattr(error, "name", None) == package_name(module_id):
                 raise ValueError(f"Module '{module_id}' not found via entry points or filesystem") from error
@@ -348,6 +376,11 @@ class ModuleLoader:
     def cleanup(self) -> None:
         """Undo this loader's sys.path insertions (newest first)."""
         for added in reversed(self._added_paths):
+            remaining = _OVERRIDE_ROOTS.get(added, 1) - 1
+            if remaining > 0:
+                _OVERRIDE_ROOTS[added] = remaining
+            else:
+                _OVERRIDE_ROOTS.pop(added, None)
             try:
                 sys.path.remove(added)
             except ValueError:

@@ -245,6 +245,22 @@ async def test_installed_module_loads_again_after_an_override_in_the_same_proces
     assert Path(sys.modules["amplifier_module_loop_basic"].__file__) == bundled_file
 
 
+async def test_installed_module_loads_while_another_session_s_override_is_still_mounted(workshop) -> None:
+    """The override's directory is on sys.path while its session lives; a plain load elsewhere in the process
+    must still import the installed package, not the override that shadows it there."""
+    bundled_file = Path(importlib.import_module("amplifier_module_loop_basic").__file__)
+    workshop.write("loop-basic", recording("override loop"))
+    coordinator = await coordinator_with_resolver(workshop.resolver)
+    overriding = ModuleLoader(coordinator)
+    await overriding.load("loop-basic")
+    try:
+        await ModuleLoader(new_coordinator()).load("loop-basic")
+        assert Path(sys.modules["amplifier_module_loop_basic"].__file__) == bundled_file
+        assert str(workshop.resolver.paths["loop-basic"]) in sys.path  # the live override keeps its path
+    finally:
+        overriding.cleanup()
+
+
 async def test_resolved_path_may_be_the_package_itself_or_contain_any_module_package(workshop) -> None:
     module_id = workshop.unique("tool-layout")
     root = workshop.write(module_id, recording("as package"))
