@@ -261,6 +261,9 @@ async def open_session(
     if resumed_record is not None:
         read = record.read_transcript()
         live.warnings.extend(read.warnings)
+        if read.warnings:  # restoring rewrites the transcript without the bad lines: keep their bytes
+            kept = _keep_corrupt_transcript(record.transcript_path)
+            live.warnings.append(f"the transcript as it was (bad lines included) is kept in {kept}")
         messages, repairs = repair_transcript(read.messages)
         if repairs:
             live.warnings.append(
@@ -284,6 +287,19 @@ async def open_session(
                 await context.add_message(message)
     record.save_metadata(provider=live.provider_name, model=live.model_name)
     return live
+
+
+def _keep_corrupt_transcript(path: Path) -> Path:
+    """Copy a transcript with unreadable lines aside (never overwriting an earlier copy) before it is rewritten."""
+    import shutil
+
+    target = path.with_name(path.name + ".corrupt")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.corrupt{number}")
+    shutil.copy2(path, target)
+    return target
 
 
 async def _abandon(session: AmplifierSession, record: SessionRecord, *, created: bool) -> None:

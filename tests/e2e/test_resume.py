@@ -73,3 +73,17 @@ def test_a_corrupt_transcript_line_resumes_with_a_warning_naming_the_line(e2e) -
     assert "line 4" in result.stderr and "transcript.jsonl" in result.stderr
     roles = [message["role"] for message in e2e.transcript(session)]
     assert roles == ["system", "user", "assistant", "user", "assistant"]  # the bad line is gone once resumed
+
+
+def test_resuming_a_transcript_with_corrupt_lines_keeps_the_original_bytes_beside_it(e2e) -> None:
+    e2e.profile("scripted", provider="scripted", script=["one", {"text": "two", "match": "again"}], tools=())
+    assert e2e.run("run", "-P", "scripted", "hello").returncode == 0
+    session = e2e.only_session()
+    with (session / "transcript.jsonl").open("a") as transcript:
+        transcript.write('{"role": "user", "content": "half a message that may be recoverable by hand\n')
+    original = (session / "transcript.jsonl").read_bytes()
+    result = e2e.run("run", "--resume", session.name, "again")
+    assert result.returncode == 0, result.stderr
+    kept = sorted(session.glob("transcript.jsonl.corrupt*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == original
+    assert str(kept[0]) in result.stderr
