@@ -7,7 +7,9 @@ context is repaired the same way on every later request (the context itself is n
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +33,8 @@ from .catalog import compute_cost
 CACHE_CONTROL = {"type": "ephemeral"}
 MAX_CACHE_BREAKPOINTS = 4
 _CACHEABLE_TYPES = {"text", "image", "tool_use", "tool_result", "document"}
+_INVALID_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,16 @@ def synthetic_result_text(tool_name: str, tool_call_id: str) -> str:
 
 
 # -- request direction --------------------------------------------------------------------------------
+
+
+def wire_tool_id(call_id: str) -> str:
+    """A tool call id as Anthropic accepts it (``[A-Za-z0-9_-]+``). Ids written by another provider (an
+    OpenAI-compatible server may answer ``functions.read_file:0``) get their other characters replaced and
+    a short hash of the original appended, so distinct ids stay distinct and calls stay paired with results."""
+    if call_id and not _INVALID_ID_CHARS.search(call_id):
+        return call_id
+    digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()[:8]
+    return f"{_INVALID_ID_CHARS.sub('_', call_id) or 'toolu'}_{digest}"
 
 
 def text_of(content: Any) -> str:
@@ -98,7 +112,7 @@ def block_to_wire(block: Any) -> dict[str, Any] | None:
     if isinstance(block, RedactedThinkingBlock):
         return {"type": "redacted_thinking", "data": block.data}
     if isinstance(block, ToolCallBlock):
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
+        return {"type": "tool_use", "id": wire_tool_id(block.id), "name": block.name, "input": dict(block.input)}
     if isinstance(block, ImageBlock):
         return {"type": "image", "source": image_source_to_wire(block.source)}
     if isinstance(block, ToolResultBlock):
@@ -128,7 +142,11 @@ def tool_result_content(output: Any) -> str | list[dict[str, Any]]:
 
 
 def tool_result_to_wire(tool_call_id: str, output: Any, *, is_error: bool = False) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_call_id, "content": tool_result_content(output)}
+    """A tool_result block; an empty output is sent without ``content`` (the API rejects empty text)."""
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_tool_id(tool_call_id)}
+    content = tool_result_content(output)
+    if content != "":
+        block["content"] = content
     if is_error:
         block["is_error"] = True
     return block
@@ -182,8 +200,8 @@ def assistant_blocks(message: Message) -> list[dict[str, Any]]:
             blocks.insert(0, {"type": "thinking", "thinking": legacy["thinking"], "signature": legacy["signature"]})
     present = {b["id"] for b in blocks if b["type"] == "tool_use"}
     for call_id, name, arguments in assistant_tool_calls(message):
-        if call_id not in present:
-            blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": arguments})
+        if wire_tool_id(call_id) not in present:
+            blocks.append({"type": "tool_use", "id": wire_tool_id(call_id), "name": name, "input": arguments})
     return blocks
 
 
@@ -265,6 +283,19 @@ def messages_to_wire(messages: list[Message]) -> WireConversation:
         elif message.role in ("user", "developer"):
             _append_turn(wire, "user", user_blocks(message))
     return WireConversation(system_prompt(messages), wire, repairs, dropped)
+
+
+def final_tool_turn_lacks_thinking(wire: list[dict[str, Any]]) -> bool:
+    """Whether the last assistant turn calls tools without starting with a thinking block. With thinking on,
+    the API rejects such a request (400), so it has to go without thinking: this happens when the turn was
+    written by another provider or while thinking was off."""
+    for message in reversed(wire):
+        if message["role"] != "assistant":
+            continue
+        blocks = message["content"]
+        calls_tools = any(block.get("type") == "tool_use" for block in blocks)
+        return calls_tools and blocks[0].get("type") not in _THINKING_TYPES
+    return False
 
 
 def tools_to_wire(tools: Iterable[ToolSpec] | None) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ from .convert import (
     WireConversation,
     add_cache_breakpoints,
     chat_response_from_wire,
+    final_tool_turn_lacks_thinking,
     messages_to_wire,
     tool_choice_to_wire,
     tools_to_wire,
@@ -228,6 +229,10 @@ class AnthropicProvider:
         if request.stop:
             params["stop_sequences"] = list(request.stop)
         budget = self._thinking_budget(request, kwargs)
+        if budget is not None and final_tool_turn_lacks_thinking(conversation.messages):
+            logger.info("anthropic: thinking left off for this request: the pending tool call turn has no "
+                        "thinking block to send back (written by another provider or with thinking off)")
+            budget = None
         if budget is not None and uses_adaptive_thinking(model):
             params["thinking"] = {"type": "adaptive"}
         elif budget is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from amplifier_module_provider_anthropic.convert import (
@@ -9,6 +10,7 @@ from amplifier_module_provider_anthropic.convert import (
     block_from_wire,
     block_to_wire,
     chat_response_from_wire,
+    final_tool_turn_lacks_thinking,
     messages_to_wire,
     tool_choice_to_wire,
     tools_to_wire,
@@ -361,3 +363,74 @@ def test_chat_response_from_wire_builds_blocks_tool_calls_and_finish_reason():
     assert response.finish_reason == "tool_use"
     assert response.metadata == {"streamed": False, "model": "claude-haiku-4-5", "anthropic:message_id": "msg_1"}
     assert response.text == "ok"
+
+
+# -- histories written by another provider ----------------------------------------------------------------
+
+
+def test_tool_call_ids_from_other_providers_are_made_valid_for_anthropic_and_stay_paired():
+    # OpenAI-compatible servers (e.g. Kimi) return ids like "functions.read_file:0"; Anthropic accepts only
+    # [A-Za-z0-9_-] in tool_use ids and answers 400 otherwise.
+    conversation = messages_to_wire(msgs(
+        {"role": "user", "content": "read"},
+        {"role": "assistant", "content": [
+            {"type": "tool_call", "id": "functions.read_file:0", "name": "read_file", "input": {"p": "a"}},
+            {"type": "tool_call", "id": "functions.read_file:1", "name": "read_file", "input": {"p": "b"}}]},
+        {"role": "tool", "tool_call_id": "functions.read_file:0", "name": "read_file", "content": "A"},
+        {"role": "tool", "tool_call_id": "functions.read_file:1", "name": "read_file", "content": "B"},
+    ))
+    uses = [b["id"] for b in conversation.messages[1]["content"]]
+    results = [b["tool_use_id"] for b in conversation.messages[2]["content"]]
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]+", call_id) for call_id in uses)
+    assert len(set(uses)) == 2
+    assert results == uses
+    assert [b["content"] for b in conversation.messages[2]["content"]] == ["A", "B"]
+
+
+def test_valid_tool_call_ids_are_sent_unchanged():
+    conversation = messages_to_wire(msgs(*_tool_turn()))
+    assert [b["id"] for b in conversation.messages[1]["content"] if b["type"] == "tool_use"] == ["t1", "t2"]
+
+
+def test_empty_tool_result_is_sent_without_empty_text_content():
+    conversation = messages_to_wire(msgs(
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_call", "id": "toolu_e", "name": "bash", "input": {}}]},
+        {"role": "tool", "tool_call_id": "toolu_e", "name": "bash", "content": ""},
+    ))
+    assert conversation.messages[2]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_e"}]
+
+
+def test_final_tool_turn_without_leading_thinking_is_detected():
+    # With thinking on, the API rejects a final assistant tool_use turn that does not start with thinking
+    # (a history written by another provider, or with thinking off); such a request must go without thinking.
+    from_openai = messages_to_wire(msgs(
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "openai summary", "content": ["enc", "rs_1"]},
+            {"type": "tool_call", "id": "call_1", "name": "bash", "input": {}}]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "bash", "content": "ok"},
+    ))
+    assert final_tool_turn_lacks_thinking(from_openai.messages)
+    signed = messages_to_wire(msgs(
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "mine", "signature": "sig"},
+            {"type": "tool_call", "id": "toolu_1", "name": "bash", "input": {}}]},
+        {"role": "tool", "tool_call_id": "toolu_1", "name": "bash", "content": "ok"},
+    ))
+    assert not final_tool_turn_lacks_thinking(signed.messages)
+    finished = messages_to_wire(msgs(
+        *[m.model_dump() for m in from_openai_history()],
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "next"},
+    ))
+    assert not final_tool_turn_lacks_thinking(finished.messages)
+
+
+def from_openai_history() -> list[Message]:
+    return msgs(
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_call", "id": "call_1", "name": "bash", "input": {}}]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "bash", "content": "ok"},
+    )

@@ -254,6 +254,25 @@ async def test_adaptive_thinking_models_get_adaptive_thinking_without_a_budget(f
     assert fake_api.requests[-1].json["thinking"] == {"type": "adaptive"}
 
 
+async def test_thinking_is_left_off_when_the_pending_tool_turn_has_no_thinking_to_send_back(fake_api, make_provider):
+    # A session resumed on Anthropic after another provider called tools: the API would reject thinking.
+    fake_api.add(Turn(text="ok"))
+    fake_api.add(Turn(text="ok again"))
+    provider = make_provider(thinking={"enabled": True})
+    history = [
+        Message(role="user", content="run it"),
+        Message.model_validate({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "openai summary", "content": ["enc", "rs_1"]},
+            {"type": "tool_call", "id": "call_1", "name": "bash", "input": {"command": "ls"}}]}),
+        Message(role="tool", tool_call_id="call_1", name="bash", content="a.txt"),
+    ]
+    await provider.complete(ChatRequest(messages=history, stream=True))
+    assert "thinking" not in fake_api.requests[-1].json
+    history += [Message(role="assistant", content="Listed."), Message(role="user", content="now think")]
+    await provider.complete(ChatRequest(messages=history, stream=True))
+    assert fake_api.requests[-1].json["thinking"]["type"] == "enabled"
+
+
 async def test_without_thinking_the_configured_temperature_is_sent(fake_api, make_provider):
     fake_api.add(Turn(text="ok"))
     await make_provider(temperature=0.0).complete(ask())
