@@ -284,10 +284,13 @@ class AgentLoop:
         await turn.gate.flush_deferred()
 
     async def _store_results(self, turn: _Turn) -> None:
-        calls, turn.open_calls = turn.open_calls, []
-        for call in calls:
+        """Store a result for each open call, in call order. A call leaves ``open_calls`` only once its result
+        is stored, so a cancellation between two stores leaves the rest for ``_seal``."""
+        while turn.open_calls:
+            call = turn.open_calls[0]
             outcome = turn.outcomes.get(call.id)
             await turn.context.add_message(tool_result_message(call, outcome.content if outcome else NOT_RUN_RESULT))
+            turn.open_calls.pop(0)
 
     # -- endings -----------------------------------------------------------------------------------------
     async def _seal(self, turn: _Turn, closing_note: str | None) -> None:

@@ -137,3 +137,27 @@ async def test_provider_error_after_tools_leaves_every_call_answered(harness) ->
     with pytest.raises(RateLimitError):
         await harness.run("q", provider, [EchoTool()])
     assert [m["role"] for m in harness.messages] == ["user", "assistant", "tool"]
+
+
+async def test_cancelling_the_turn_while_results_are_being_stored_still_pairs_every_call(harness) -> None:
+    """A context whose add_message really awaits (disk, network) can be interrupted between two results."""
+    entered, never = asyncio.Event(), asyncio.Event()
+    original_add = harness.context.add_message.side_effect
+
+    async def slow_second_result(message: dict[str, Any]) -> None:
+        if message.get("tool_call_id") == "c2" and not entered.is_set():
+            entered.set()
+            await never.wait()
+        await original_add(message)
+
+    harness.context.add_message.side_effect = slow_second_result
+    provider = FakeProvider(call(("echo", {"value": "1"}, "c1"), ("echo", {"value": "2"}, "c2"),
+                                 ("echo", {"value": "3"}, "c3")))
+    turn = asyncio.ensure_future(harness.run("q", provider, [EchoTool()]))
+    await entered.wait()
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    results = {m["tool_call_id"]: m["content"] for m in harness.messages if m["role"] == "tool"}
+    assert results == {"c1": "echo:1", "c2": "echo:2", "c3": "echo:3"}
+    assert_resumable(harness.messages)
