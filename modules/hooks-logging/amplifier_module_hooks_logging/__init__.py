@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import model_validator
+
 from amplifier_core import events
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
@@ -39,11 +41,31 @@ DELTA_EVENTS = frozenset({events.CONTENT_BLOCK_DELTA, events.THINKING_DELTA, eve
 MAX_PENDING = 10_000  # records kept while the log directory is not known yet
 
 
+# Keys of upstream's hooks-logging. ``exclude_events: []`` (log everything) is read as ``include_deltas: true``;
+# the others have no use here (the file goes where the app's session directory is, events declared by modules
+# are always discovered). Accepted with a warning so upstream profiles keep their log instead of failing the mount.
+UPSTREAM_KEYS = ("session_log_template", "auto_discover", "strip_raw", "exclude_events")
+
+
 class LoggingConfig(ModuleConfig):
     log_dir: str | None = None
     include_deltas: bool = False
     additional_events: list[str] = []
     priority: int = -900
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_upstream_keys(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict) or not any(key in raw for key in UPSTREAM_KEYS):
+            return raw
+        present = [key for key in UPSTREAM_KEYS if key in raw]
+        logger.warning("%s config: ignoring upstream key(s) %s (the log goes to the session directory or "
+                       "`log_dir`; use `include_deltas` to log stream deltas); remove them from the mount plan",
+                       MODULE_ID, ", ".join(present))
+        kept = {key: value for key, value in raw.items() if key not in present}
+        if raw.get("exclude_events") == [] and "include_deltas" not in kept:
+            kept["include_deltas"] = True
+        return kept
 
 
 def declared_event_names(values: list[Any]) -> list[str]:

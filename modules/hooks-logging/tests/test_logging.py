@@ -162,3 +162,12 @@ async def test_passes_the_kernel_hook_validator():
 
     result = await HookValidator().validate(Path(hooks_logging.__file__).parent)
     assert result.passed, result.summary()
+
+
+async def test_upstream_config_keys_load_with_a_warning_instead_of_losing_the_log(caplog):
+    config = {"priority": 100, "session_log_template": "~/.amplifier/{project}/{session_id}/events.jsonl",
+              "auto_discover": True, "strip_raw": False, "exclude_events": ["llm:stream_*delta"]}
+    await hooks_logging.mount(MockCoordinator(), config)
+    for key in ("session_log_template", "auto_discover", "strip_raw", "exclude_events"):
+        assert key in caplog.text
+    assert hooks_logging.LoggingConfig.model_validate({"exclude_events": []}).include_deltas is True

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from amplifier_core.events import ALL_EVENTS
 from amplifier_core.models import HookResult
@@ -42,7 +42,24 @@ DEFAULT_ENV_VARS = [
 ]
 
 
+# Keys of upstream's hooks-redaction with no use here: its rule sets are replaced by this module's patterns,
+# and skipping tool:pre/post is unnecessary because emitters get their original values back. Accepted with a
+# warning so upstream profiles keep their redaction instead of failing the mount.
+IGNORED_UPSTREAM_KEYS = ("rules", "skip_events")
+
+
 class RedactionConfig(ModuleConfig):
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_upstream_keys(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and any(key in raw for key in IGNORED_UPSTREAM_KEYS):
+            ignored = [key for key in IGNORED_UPSTREAM_KEYS if key in raw]
+            raw = {key: value for key, value in raw.items() if key not in ignored}
+            logger.warning("%s config: ignoring upstream key(s) %s, which this module does not use (it redacts "
+                           "every event, and hooks never change what tools receive); remove them from the mount "
+                           "plan", MODULE_ID, ", ".join(ignored))
+        return raw
+
     env_vars: list[str] = Field(default_factory=lambda: list(DEFAULT_ENV_VARS))
     allowlist: list[str] = Field(default_factory=list)
     additional_events: list[str] = Field(default_factory=list)

@@ -259,3 +259,12 @@ async def test_passes_the_kernel_hook_validator():
 
     result = await HookValidator().validate(Path(redaction.__file__).parent)
     assert result.passed, result.summary()
+
+
+async def test_upstream_config_keys_load_with_a_warning_instead_of_losing_redaction(monkeypatch, caplog):
+    """An upstream profile ({rules, skip_events}) must not leave the session without redaction."""
+    coordinator, seen = await mounted(monkeypatch, {"rules": ["secrets", "pii-basic"],
+                                                    "skip_events": ["tool:pre", "tool:post"]})
+    assert "rules" in caplog.text and "skip_events" in caplog.text
+    await coordinator.hooks.emit("prompt:submit", {"prompt": f"key {FAKE_ENV_KEY}"})
+    assert seen[0][1]["prompt"] == f"key {REDACTED}"
