@@ -277,6 +277,9 @@ class AnthropicProvider:
                     await accumulator.feed(event.to_dict())
             message = accumulator.final_message()
         except Exception as error:
+            complete = _completed_before(accumulator, error)
+            if complete is not None:
+                return chat_response_from_wire(complete, model=model, streamed=True)
             mapped = error if isinstance(error, StreamError) else translate_error(
                 error, provider=self.name, model=model, streaming_began=began)
             if mapped is None:
@@ -287,6 +290,19 @@ class AnthropicProvider:
                 raise
             raise mapped from error
         return chat_response_from_wire(message, model=model, streamed=True)
+
+
+def _completed_before(accumulator: StreamAccumulator, error: Exception) -> dict[str, Any] | None:
+    """The whole message when ``message_stop`` had arrived before the transport failed (only the end of
+    the HTTP body was lost): keeping it avoids a retry that would bill and display the answer twice."""
+    if isinstance(error, LLMError) or not accumulator.stopped:
+        return None
+    try:
+        message = accumulator.final_message()
+    except StreamError:
+        return None
+    logger.debug("anthropic: the connection closed after message_stop (%s); the message is complete", error)
+    return message
 
 
 def _model_info(model_id: str, display_name: str) -> ModelInfo:

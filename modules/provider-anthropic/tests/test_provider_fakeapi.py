@@ -220,6 +220,17 @@ async def test_missing_message_stop_is_a_stream_error(fake_api, make_provider):
         await make_provider(max_retries=0).complete(ask())
 
 
+async def test_connection_lost_after_message_stop_keeps_the_complete_answer_without_a_retry(
+        fake_api, make_provider, event_log):
+    # Everything arrived; only the end of the HTTP body was lost. Retrying would bill and show it twice.
+    fake_api.add(Fault.stream_cut(Turn(text="whole answer"), after_frames=1000))
+    fake_api.add(Turn(text="a second answer"))
+    response = await make_provider(max_retries=1).complete(ask())
+    assert response.text == "whole answer"
+    assert len(fake_api.requests) == 1
+    assert event_log.of("llm:stream_aborted") == [] and event_log.of("provider:retry") == []
+
+
 async def test_a_broken_stream_is_retried_and_the_retry_can_succeed(fake_api, make_provider, event_log):
     fake_api.add(Fault.stream_cut(Turn(text="first try")))
     fake_api.add(Turn(text="second try"))

@@ -287,6 +287,14 @@ class OpenAIProvider:
                     await accumulator.feed(event.to_dict())
             return accumulator.chat_response()
         except Exception as error:
+            if isinstance(accumulator, ResponsesStreamAccumulator) and accumulator.final is not None \
+                    and not isinstance(error, LLMError):
+                # response.completed had arrived; only the end of the HTTP body was lost. Keeping the
+                # response avoids a retry that would bill and display the answer twice.
+                try:
+                    return accumulator.chat_response()
+                except StreamError:
+                    pass
             mapped = error if isinstance(error, StreamError) else translate_error(
                 error, context, streaming_began=began)
             if mapped is None:

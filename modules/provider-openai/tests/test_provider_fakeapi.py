@@ -199,6 +199,18 @@ async def test_a_cut_stream_is_retried_after_the_abort_is_announced(fake_api, ma
 
 
 @pytest.mark.parametrize("api", APIS)
+async def test_connection_lost_after_the_final_event_keeps_the_complete_answer_without_a_retry(
+        fake_api, make_provider, event_log, api):
+    # Everything arrived; only the end of the HTTP body was lost. Retrying would bill and show it twice.
+    fake_api.add(Fault.stream_cut(Turn(text="whole answer"), after_frames=1000))
+    fake_api.add(Turn(text="a second answer"))
+    response = await make_provider(api=api).complete(request(stream=True))
+    assert response.text == "whole answer"
+    assert len(fake_api.requests) == 1
+    assert event_log.of("llm:stream_aborted") == [] and event_log.of("provider:retry") == []
+
+
+@pytest.mark.parametrize("api", APIS)
 async def test_missing_tool_result_is_repaired_and_announced_once(fake_api, make_provider, event_log, api):
     fake_api.add(Turn(text="ok"), repeat=True)
     provider = make_provider(api=api)
