@@ -25,7 +25,7 @@ def check_plan_modules(plan: dict[str, Any], resolver: LayeredModuleResolver) ->
         key_path = f"session.{role}" if role in ("orchestrator", "context") else role
         try:
             resolver.resolve(module_id, source_hint=source).resolve()
-        except ModuleNotFoundError as exc:
+        except ModuleNotFoundError:
             if importlib.util.find_spec(package_name(module_id)) is None:  # the kernel's last fallback
                 answers = "; ".join(f"{a.layer}: {a.detail}" for a in resolver.explain(module_id, source))
                 problems.append(
