@@ -36,6 +36,24 @@ class AmplifierGroup(TyperGroup):
                 traceback.print_exception(exc, file=sys.stderr)
             typer.echo(f"Error: {exc.render()}", err=True)
             raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:  # the reader of our stdout went away (`| head`): nothing to say, nowhere to say it
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(1) from None
+        except OSError as exc:  # a file or directory we could not use (disk full, permissions, missing)
+            if isinstance(ctx.obj, dict) and ctx.obj.get("verbose"):
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            where = f"{exc.filename}: " if exc.filename else ""
+            typer.echo(
+                f"Error: {where}{exc.strerror or exc} (fix: check that the path exists, is writable and the disk "
+                "has space; --verbose shows where it happened)",
+                err=True,
+            )
+            raise typer.Exit(1) from None
 
 
 app = typer.Typer(

@@ -183,18 +183,27 @@ async def open_session(
                 f"session id '{request.session_id}' is already used",
                 fix=f"resume it with `amplifier run --resume {request.session_id}`, or pick a new id",
             )
-        record = store.create(
-            cwd=paths.cwd,
-            project=project_key(paths),
-            session_id=request.session_id,
-            parent_id=request.parent_id,
-            profile=built.profile_name,
-            agent=request.agent,
-            provider_selected=request.provider is not None,
-            provider=request.provider,
-            model_selected=request.model,
-        )
-        (record.directory / PLAN_FILE).write_text(json.dumps(built.plan, indent=2, default=str), encoding="utf-8")
+        try:
+            record = store.create(
+                cwd=paths.cwd,
+                project=project_key(paths),
+                session_id=request.session_id,
+                parent_id=request.parent_id,
+                profile=built.profile_name,
+                agent=request.agent,
+                provider_selected=request.provider is not None,
+                provider=request.provider,
+                model_selected=request.model,
+            )
+            (record.directory / PLAN_FILE).write_text(
+                json.dumps(built.plan, indent=2, default=str), encoding="utf-8"
+            )
+        except OSError as error:  # nothing has run yet: the place to keep the session is unusable
+            raise ConfigError.single(
+                f"cannot save the session: {error.strerror or error}",
+                file=error.filename or store.root,
+                fix=f"make {paths.data_dir} a writable directory, or set AMPLIFIER_HOME to one",
+            ) from None
 
     session = AmplifierSession(
         built.plan,

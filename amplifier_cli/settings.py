@@ -190,13 +190,30 @@ def update_scope(paths: AmplifierPaths, scope: Scope, key_path: tuple[str, ...],
     """Set (or, with value None, remove) one key in one scope's file, keeping everything else in it."""
     path = writable_scope_path(paths, scope)
     data: dict[str, Any] = {}
+    doc: YamlDocument | None = None
     if path.is_file():
         doc = load_yaml_document(path)
-        data = doc.data if isinstance(doc.data, dict) else {}
+        if not isinstance(doc.data, dict):
+            raise ConfigError.single(
+                "settings must be a mapping of keys; not changing it, so nothing in it is lost",
+                file=path,
+                line=1,
+                fix="edit the file into the form 'profile: {active: NAME}' (or move it away) and retry",
+            )
+        data = doc.data
     node = data
-    for key in key_path[:-1]:
+    for depth, key in enumerate(key_path[:-1]):
         child = node.get(key)
-        if not isinstance(child, dict):
+        if child is not None and not isinstance(child, dict):
+            where = ".".join(key_path[: depth + 1])
+            raise ConfigError.single(
+                f"is a {type(child).__name__}, not a mapping; not changing it, so nothing in it is lost",
+                file=path,
+                line=doc.line_of(tuple(key_path[: depth + 1])) if doc is not None else None,
+                key_path=where,
+                fix=f"make '{where}' a mapping (or delete it) and retry",
+            )
+        if child is None:
             if value is None:
                 return path
             child = node[key] = {}
@@ -206,7 +223,15 @@ def update_scope(paths: AmplifierPaths, scope: Scope, key_path: tuple[str, ...],
         _prune_empty(data, key_path[:-1])
     else:
         node[key_path[-1]] = value
-    write_yaml_atomically(path, data)
+    try:
+        write_yaml_atomically(path, data)
+    except OSError as error:
+        raise ConfigError.single(
+            f"cannot write settings: {error.strerror or error}",
+            file=path,
+            fix=f"make {path.parent} a writable directory"
+            + (", or set AMPLIFIER_HOME to one" if scope == "user" else ""),
+        ) from None
     return path
 
 

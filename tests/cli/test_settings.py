@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from amplifier_cli.paths import AmplifierPaths, find_project_root
@@ -90,3 +91,14 @@ def test_update_scope_keeps_other_keys_and_removing_prunes_empty_maps(paths: Amp
     update_scope(paths, "user", ("sources", "tool-a"), None)
     update_scope(paths, "user", ("sources", "tool-b"), None)
     assert yaml.safe_load(paths.user_settings.read_text()) == {"profile": {"active": "x"}}
+
+
+@pytest.mark.parametrize("text", ["- my\n- precious\n- list\n", "just a sentence\n", "profile: [a, b]\n"])
+def test_profile_use_refuses_to_replace_a_settings_file_it_cannot_edit(text, cli, project_dir: Path) -> None:
+    path = project_dir / ".amplifier" / "settings.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    result = cli("profile", "use", "demo", "--project")
+    assert result.exit_code == 2, result.output
+    assert str(path) in result.stderr and "fix:" in result.stderr
+    assert path.read_text() == text  # nothing the user wrote is lost
