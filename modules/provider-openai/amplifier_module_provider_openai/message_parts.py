@@ -36,10 +36,10 @@ def tool_output(message: Message) -> str:
 
 
 def message_text(message: Message) -> str:
-    """All text of a message (text blocks joined by blank lines; other blocks ignored)."""
+    """All text of a message (non-empty text blocks joined by blank lines; other blocks ignored)."""
     if isinstance(message.content, str):
         return message.content
-    return "\n\n".join(block.text for block in message.content if isinstance(block, TextBlock))
+    return "\n\n".join(block.text for block in message.content if isinstance(block, TextBlock) and block.text)
 
 
 def tool_result_blocks(message: Message) -> list[ToolResultBlock]:

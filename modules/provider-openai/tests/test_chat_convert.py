@@ -69,6 +69,18 @@ def test_consecutive_assistant_messages_are_merged():
     assert wire == [{"role": "assistant", "content": "a\n\nb"}]
 
 
+def test_empty_text_blocks_add_no_blank_lines_to_assistant_or_system_text():
+    # Anthropic histories carry thinking (not sent here) and may carry empty text blocks beside it.
+    wire = convert(
+        {"role": "system", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "rules"}]},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"},
+                                          {"type": "text", "text": ""}, {"type": "text", "text": "Done"}]},
+    )
+    assert wire[0] == {"role": "system", "content": "rules"}
+    assert wire[2] == {"role": "assistant", "content": "Done"}
+
+
 def test_tool_specs_and_tool_choice_use_the_nested_function_shape():
     assert tools_to_chat([ToolSpec(name="f", parameters={"type": "object"}, description="d")]) == [
         {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}, "description": "d"}}]
