@@ -234,3 +234,46 @@ def test_file_mentions_shell_commands_and_multi_line_input(spawn_chat, fake_api,
     chat.child.expect(__import__("pexpect").EOF)
     chat.child.close()
     assert chat.child.exitstatus == 0
+
+
+def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fake_api) -> None:
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "touch started.txt && sleep 30"})]),
+                 when_last_user_contains="approved-tool")
+    fake_api.add(Turn(text="next-turn-answer"), when_last_user_contains="next")
+    fake_api.add(Turn(text="never-asked-again"), when_last_tool_result_contains="")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("approved-tool please")
+    chat.expect("choose 1-3")
+    chat.child.send("1")
+    chat.expect("→ Allow once")
+    chat.child.sendcontrol("c")  # the approval question has closed; Ctrl-C belongs to the turn again
+    chat.expect("Stopping")
+    chat.child.sendcontrol("c")
+    chat.expect("Interrupted")
+    chat.prompt()
+    chat.send_line("next")
+    chat.expect("next-turn-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert all("never-asked-again" not in str(request.json) for request in fake_api.requests)
+
+
+def test_ctrl_c_at_an_approval_question_denies_and_stops_the_turn(spawn_chat, fake_api, chat_project) -> None:
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "touch asked.txt"})]),
+                 when_last_user_contains="ask-me")
+    fake_api.add(Turn(text="next-turn-answer"), when_last_user_contains="next")
+    fake_api.add(Turn(text="model-asked-after-denial"), when_last_tool_result_contains="")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("ask-me please")
+    chat.expect("choose 1-3")
+    chat.child.sendcontrol("c")
+    shown = chat.prompt()
+    assert "Deny" in shown and "model-asked-after-denial" not in shown
+    assert len(fake_api.requests) == 1  # the denial was recorded, the model was not asked to carry on
+    assert not (chat_project / "asked.txt").exists()
+    chat.send_line("next")
+    chat.expect("next-turn-answer")
+    chat.prompt()
+    assert chat.exit() == 0
