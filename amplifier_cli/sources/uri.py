@@ -82,6 +82,11 @@ def _parse_git(rest: str, original: str) -> GitSource:
             key, _, value = part.partition("=")
             if key == "subdirectory" and value:
                 subdirectory = value.strip("/")
+                if ".." in Path(subdirectory).parts:
+                    raise ConfigError.single(
+                        f"#subdirectory={value} in source {original} must stay inside the repository",
+                        fix="give a path relative to the repository root, without '..'",
+                    )
             else:
                 raise ConfigError.single(
                     f"unsupported fragment '#{fragment}' in source {original}", fix="use #subdirectory=<path>"

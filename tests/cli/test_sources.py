@@ -42,6 +42,8 @@ def test_relative_and_home_paths_resolve_against_base_dir_and_home(tmp_path: Pat
     ("git+https://h/o/r@", "empty ref"),
     ("git+https://h/o/r#egg=x", "unsupported fragment"),
     ("   ", "empty module source"),
+    ("git+https://h/o/r@main#subdirectory=../../..", "stay inside the repository"),
+    ("git+https://h/o/r@main#subdirectory=pkg/../../x", "stay inside the repository"),
 ])
 def test_bad_source_uris_are_config_errors(uri: str, fragment: str) -> None:
     with pytest.raises(ConfigError) as caught:
