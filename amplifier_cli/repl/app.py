@@ -244,7 +244,7 @@ class Repl:
             self.out.write(response + ("" if response.endswith("\n") else "\n"))
             self.out.flush()
         if live.coordinator.cancellation.is_cancelled:
-            say("Stopped after the running tool finished. What was done is saved.", "warning")
+            say("Stopped (Ctrl-C). What was done is saved.", "warning")
 
 
 async def run_repl_async(request: Any, approval: str) -> int:

@@ -231,7 +231,10 @@ class StreamingRenderer:
         # loops send {"type", "msg"} (upstream's tool:error shape); accept "message" too
         message = (error.get("msg") or error.get("message") or error.get("type")) if isinstance(error, dict) \
             else str(error)
-        self._line(f"  ⎿ ✗ {name}: {message}", style="red")
+        lines = first_lines(str(message), self.settings.show_tool_lines) or [""]
+        self._line(f"  ⎿ ✗ {name}: {lines[0]}", style="red")
+        for line in lines[1:]:
+            self._line(f"      {line}", style="dim")
 
     def todos(self, items: list[dict[str, Any]]) -> None:
         marks = {"pending": "☐", "in_progress": "◐", "completed": "☑"}

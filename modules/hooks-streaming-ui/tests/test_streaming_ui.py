@@ -264,3 +264,12 @@ async def test_control_characters_from_the_model_or_a_tool_are_shown_not_obeyed(
     assert "\x1b]" not in output and "\x07" not in output and "\r" not in output.replace("\r\x1b[", "")
     assert "\x1b[2J" not in output
     assert "pwned" in output and "cleared" in output
+
+
+async def test_a_multi_line_tool_error_stays_indented_under_its_tool_and_is_cut(monkeypatch) -> None:
+    coordinator, stream = await _mounted({"show_tool_lines": 3})
+    message = "User denied: Tool: bash\nCommand: rm -rf x\nRisk: high\nline 4\nline 5"
+    await coordinator.hooks.emit("tool:error", {"tool_name": "bash", "error": {"type": "denied", "msg": message}})
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "  ⎿ ✗ bash: User denied: Tool: bash"
+    assert lines[1:] == ["      Command: rm -rf x", "      Risk: high", "      … (2 more lines)"]
