@@ -39,6 +39,10 @@ def list_sessions(
     from ..session_store.locations import project_key
     from ..session_views import summary_row
 
+    if limit < 0:
+        from ..errors import UsageError
+
+        raise UsageError.single(f"--limit must be 0 or more, not {limit}", fix="e.g. -n 20, or -n 0 for all")
     store, paths = _store_and_paths()
     sessions = store.list(
         project=None if all_projects else project_key(paths), limit=limit or None, include_children=children

@@ -146,3 +146,9 @@ def test_list_names_a_session_whose_metadata_is_corrupt_on_stderr_and_lists_the_
     shown = e2e.run("session", "show", "7777")
     assert shown.returncode == 2 and "Traceback" not in shown.stderr
     assert str(broken / "metadata.json") in shown.stderr
+
+
+def test_list_rejects_a_negative_limit_instead_of_dropping_the_oldest_sessions(e2e) -> None:
+    result = e2e.run("session", "list", "-n", "-2")
+    assert result.returncode == 2 and "--limit" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
