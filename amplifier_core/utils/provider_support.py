@@ -1,9 +1,10 @@
 """What every LLM provider module does around a call, whatever its SDK: the ``llm:response`` payloads, the
-``provider:retry`` and ``provider:tool_sequence_repaired`` announcements, and the running cost behind its
-``session.cost`` contributor."""
+``provider:retry`` and ``provider:tool_sequence_repaired`` announcements, the running cost behind its
+``session.cost`` contributor, and the last check of a request payload before it is encoded."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from decimal import Decimal
@@ -15,6 +16,8 @@ from ..message_models import ChatResponse
 
 EventEmitter = Callable[[str, dict[str, Any]], Awaitable[Any]]
 RetryAnnouncer = Callable[[int, float, LLMError], Awaitable[None]]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Usage counts a provider may not report; each appears in the payload only when the response has it.
 _OPTIONAL_TOKEN_COUNTS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
@@ -117,3 +120,19 @@ class CostTracker:
         if not self._priced or self._unpriced:
             return None
         return {"cost_usd": str(self._total)}
+
+
+def utf8_safe(value: Any) -> Any:
+    """``value`` (a request payload of dicts, lists and strings) with every lone UTF-16 surrogate replaced
+    by U+FFFD. Python decodes undecodable argv, stdin and file-name bytes to lone surrogates, which UTF-8
+    cannot encode: the SDK would fail while encoding the request. Unchanged containers are returned as is."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        cleaned = {utf8_safe(key): utf8_safe(item) for key, item in value.items()}
+        same = all(a is b for a, b in zip(value.values(), cleaned.values())) and list(value) == list(cleaned)
+        return value if same else cleaned
+    if isinstance(value, (list, tuple)):
+        items = [utf8_safe(item) for item in value]
+        return value if all(a is b for a, b in zip(value, items)) else type(value)(items)
+    return value

@@ -24,6 +24,7 @@ from amplifier_core.utils.provider_support import (
     llm_error_payload,
     llm_response_payload,
     retry_announcer,
+    utf8_safe,
 )
 from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
 
@@ -149,6 +150,7 @@ class AnthropicProvider:
         conversation = messages_to_wire(messages)
         await self._announce_repairs(conversation)
         params = self._build_params(request, conversation, model, kwargs)
+        params = utf8_safe(params)
         stream = bool(request.stream) and self.config.stream
         await self._emit(events.LLM_REQUEST, {
             "provider": self.name, "model": model, "message_count": len(params["messages"]), "stream": stream,

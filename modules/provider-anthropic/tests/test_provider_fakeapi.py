@@ -220,6 +220,15 @@ async def test_missing_message_stop_is_a_stream_error(fake_api, make_provider):
         await make_provider(max_retries=0).complete(ask())
 
 
+async def test_text_with_lone_surrogates_is_sent_with_replacement_characters_instead_of_crashing(
+        fake_api, make_provider):
+    # Python decodes undecodable argv/stdin/file-name bytes to lone surrogates, which UTF-8 cannot encode.
+    fake_api.add(Turn(text="ok"))
+    response = await make_provider().complete(ask("caf\udce9 menu"))
+    assert response.text == "ok"
+    assert fake_api.requests[-1].json["messages"][0]["content"][0]["text"] == "caf\ufffd menu"
+
+
 async def test_connection_lost_after_message_stop_keeps_the_complete_answer_without_a_retry(
         fake_api, make_provider, event_log):
     # Everything arrived; only the end of the HTTP body was lost. Retrying would bill and show it twice.

@@ -24,6 +24,7 @@ from amplifier_core.utils.provider_support import (
     llm_error_payload,
     llm_response_payload,
     retry_announcer,
+    utf8_safe,
 )
 from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
 
@@ -156,6 +157,7 @@ class OpenAIProvider:
             params = self._chat_params(request, repaired.messages, model)
         else:
             params = self._responses_params(request, repaired.messages, model)
+        params = utf8_safe(params)
         stream = bool(request.stream) and self.config.stream
         context = ErrorContext(provider=self.name, model=model, base_url=self.base_url, api=self.config.api)
         await self._emit(events.LLM_REQUEST, {

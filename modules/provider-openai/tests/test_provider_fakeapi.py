@@ -199,6 +199,16 @@ async def test_a_cut_stream_is_retried_after_the_abort_is_announced(fake_api, ma
 
 
 @pytest.mark.parametrize("api", APIS)
+async def test_text_with_lone_surrogates_is_sent_with_replacement_characters_instead_of_crashing(
+        fake_api, make_provider, api):
+    # Python decodes undecodable argv/stdin/file-name bytes to lone surrogates, which UTF-8 cannot encode.
+    fake_api.add(Turn(text="ok"))
+    response = await make_provider(api=api).complete(ChatRequest(messages=[{"role": "user", "content": "caf\udce9"}]))
+    assert response.text == "ok"
+    assert fake_api.requests[-1].user_texts[-1] == "caf\ufffd"
+
+
+@pytest.mark.parametrize("api", APIS)
 async def test_connection_lost_after_the_final_event_keeps_the_complete_answer_without_a_retry(
         fake_api, make_provider, event_log, api):
     # Everything arrived; only the end of the HTTP body was lost. Retrying would bill and show it twice.
