@@ -15,7 +15,8 @@ from .mount_plan import ModuleEntry, source_object_to_uri
 from .paths import AmplifierPaths
 from .schema_errors import validate_document
 from .sources.uri import normalize_source_uri
-from .yaml_document import YamlDocument, load_yaml_document, write_yaml_atomically
+from .yaml_document import YamlDocument, load_yaml_document, write_text_atomically, write_yaml_atomically
+from .yaml_edit import edit_yaml_text
 
 Scope = Literal["user", "project", "local"]
 SCOPES: tuple[Scope, ...] = ("user", "project", "local")  # lowest precedence first
@@ -224,7 +225,11 @@ def update_scope(paths: AmplifierPaths, scope: Scope, key_path: tuple[str, ...],
     else:
         node[key_path[-1]] = value
     try:
-        write_yaml_atomically(path, data)
+        edited = edit_yaml_text(doc.text, key_path, value, data) if doc is not None else None
+        if edited is not None:
+            write_text_atomically(path, edited)  # the user's comments and layout kept
+        else:
+            write_yaml_atomically(path, data)
     except OSError as error:
         raise ConfigError.single(
             f"cannot write settings: {error.strerror or error}",

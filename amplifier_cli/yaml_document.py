@@ -19,6 +19,7 @@ class YamlDocument:
     data: Any
     lines: dict[KeyPath, int] = field(default_factory=dict)
     body: str | None = None
+    text: str = ""  # the YAML text as read (for edits that keep comments)
 
     def line_of(self, key_path: KeyPath) -> int | None:
         """Line of the deepest known ancestor of key_path (a missing key is reported at its parent)."""
@@ -63,7 +64,7 @@ def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | 
         raise ConfigError.single(
             f"invalid YAML: {problem}", file=path, line=line, fix="check indentation, colons and quoting near this line"
         ) from exc
-    doc = YamlDocument(path=path, data=data if data is not None else {}, body=body)
+    doc = YamlDocument(path=path, data=data if data is not None else {}, body=body, text=text)
     if node is not None:
         _record_lines(node, (), doc.lines, line_offset)
     return doc
@@ -103,6 +104,10 @@ def dump_yaml(data: Any) -> str:
 
 def write_yaml_atomically(path: Path, data: Any) -> None:
     """Write via a temp file + rename so a crash never leaves a half-written settings file."""
+    write_text_atomically(path, dump_yaml(data))
+
+
+def write_text_atomically(path: Path, text: str) -> None:
     import os
     import tempfile
 
@@ -110,7 +115,7 @@ def write_yaml_atomically(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(dump_yaml(data))
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

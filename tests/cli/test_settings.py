@@ -102,3 +102,14 @@ def test_profile_use_refuses_to_replace_a_settings_file_it_cannot_edit(text, cli
     assert result.exit_code == 2, result.output
     assert str(path) in result.stderr and "fix:" in result.stderr
     assert path.read_text() == text  # nothing the user wrote is lost
+
+
+def test_profile_use_and_source_add_keep_the_comments_of_the_settings_file(cli, project_dir: Path) -> None:
+    path = project_dir / ".amplifier" / "settings.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# team settings: ask Ann before changing\nprofile:\n  active: default  # the safe one\n")
+    assert cli("profile", "use", "demo", "--project").exit_code == 0
+    assert cli("source", "add", "tool-x", "/opt/tool-x", "project").exit_code == 0
+    text = path.read_text()
+    assert "# team settings: ask Ann before changing" in text and "# the safe one" in text
+    assert yaml.safe_load(text) == {"profile": {"active": "demo"}, "sources": {"tool-x": "/opt/tool-x"}}
