@@ -21,3 +21,12 @@ def scope_from_word(word: str | None) -> Scope:
     if word.lower() not in mapping:
         raise UsageError.single(f"unknown scope '{word}'", fix="use local, project or global")
     return mapping[word.lower()]
+
+
+def scope_from_word_or_flags(word: str | None, local: bool, project: bool, global_: bool) -> Scope:
+    """A positional scope word or one of --local/--project/--global (not both)."""
+    if word is not None and (local or project or global_):
+        raise UsageError.single(
+            f"choose only one scope: '{word}' and a --local/--project/--global flag were both given"
+        )
+    return scope_from_word(word) if word is not None else scope_from_flags(local, project, global_)

@@ -63,12 +63,15 @@ def add(
     module_id: str = typer.Argument(..., help="Module id, e.g. tool-bash."),
     uri: str = typer.Argument(..., help="git+URL[@ref][#subdirectory=path], a path, or file:// URL."),
     scope: str = typer.Argument(None, help=SCOPE_HELP),
+    local: bool = typer.Option(False, "--local", help="Only this checkout (.amplifier/settings.local.yaml)."),
+    project: bool = typer.Option(False, "--project", help="Everyone on the project (.amplifier/settings.yaml)."),
+    global_: bool = typer.Option(False, "--global", help="All projects (user settings; the default)."),
 ) -> None:
     """Use URI for MODULE_ID (paths are stored absolute)."""
-    from ..scope_flags import scope_from_word
+    from ..scope_flags import scope_from_word_or_flags
     from ..source_views import add_source
 
-    chosen = scope_from_word(scope)
+    chosen = scope_from_word_or_flags(scope, local, project, global_)
     stored, path = add_source(module_id, uri, chosen)
     typer.echo(f"sources.{module_id} = {stored} ({chosen} scope, {path})")
 
@@ -77,11 +80,14 @@ def add(
 def remove(
     module_id: str = typer.Argument(..., help="Module id."),
     scope: str = typer.Argument(None, help=SCOPE_HELP),
+    local: bool = typer.Option(False, "--local", help="Only this checkout (.amplifier/settings.local.yaml)."),
+    project: bool = typer.Option(False, "--project", help="Everyone on the project (.amplifier/settings.yaml)."),
+    global_: bool = typer.Option(False, "--global", help="All projects (user settings; the default)."),
 ) -> None:
     """Remove the override for MODULE_ID from a scope."""
-    from ..scope_flags import scope_from_word
+    from ..scope_flags import scope_from_word_or_flags
     from ..source_views import remove_source
 
-    chosen = scope_from_word(scope)
+    chosen = scope_from_word_or_flags(scope, local, project, global_)
     path = remove_source(module_id, chosen)
     typer.echo(f"Removed sources.{module_id} ({chosen} scope, {path})")

@@ -156,3 +156,15 @@ def test_commands_never_write_outside_amplifier_home(cli, paths, amplifier_home:
     cli("profile", "use", "demo")
     cli("source", "add", "tool-x", "/opt/x")
     assert paths.user_settings.is_relative_to(amplifier_home.resolve())
+
+
+def test_source_add_and_remove_accept_the_scope_flags_profile_use_accepts(cli, project_dir) -> None:
+    import yaml
+
+    path = project_dir / ".amplifier" / "settings.local.yaml"
+    assert cli("source", "add", "tool-x", "/opt/x", "--local").exit_code == 0
+    assert yaml.safe_load(path.read_text()) == {"sources": {"tool-x": "/opt/x"}}
+    assert cli("source", "remove", "tool-x", "--local").exit_code == 0
+    assert yaml.safe_load(path.read_text()) in (None, {})
+    clash = cli("source", "add", "tool-x", "/opt/x", "project", "--local")
+    assert clash.exit_code == 2 and "only one" in clash.stderr
