@@ -9,12 +9,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
 
-from .atomic_write import atomic_write_bytes
+from .no_follow import PathChanged, open_for_reading, replace_atomically
 from .path_policy import PathDenied, PathPolicy
 
 logger = logging.getLogger(__name__)
@@ -43,9 +43,16 @@ def number_line(number: int, text: str) -> str:
     return f"{number:>6}\t{text}"
 
 
-def looks_binary(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return b"\0" in handle.read(_SNIFF_BYTES)
+def looks_binary(handle: BinaryIO) -> bool:
+    """NUL in the first 8 KiB; the handle is left at the start."""
+    binary = b"\0" in handle.read(_SNIFF_BYTES)
+    handle.seek(0)
+    return binary
+
+
+def open_checked(path: Path) -> BinaryIO:
+    """The approved regular file, opened without following a symlink swapped in after the check."""
+    return os.fdopen(open_for_reading(path), "rb")
 
 
 def _os_error_message(error: OSError, shown: str) -> str:
@@ -81,7 +88,7 @@ class FilesystemTool:
             result, event = await asyncio.to_thread(self.run, input)
         except ToolFailure as error:
             result = failure(str(error))
-        except PathDenied as error:
+        except (PathDenied, PathChanged) as error:
             result = failure(str(error), type="access_denied")
         except OSError as error:
             result = failure(_os_error_message(error, error.filename or "the path"), errno=error.errno)
@@ -161,31 +168,31 @@ class ReadFileTool(FilesystemTool):
             raise FileNotFoundError(2, "No such file", raw)
         if not path.is_file():
             raise ToolFailure(f"{raw} is not a regular file (it is a device, socket or pipe); read_file reads files.")
-        size = path.stat().st_size
-        if looks_binary(path):
-            raise ToolFailure(f"{raw} is a binary file ({size} bytes); read_file shows text only. Inspect it with "
-                              "bash (for example `file` or `xxd | head`).")
-        text = self._window(path, raw, offset, limit)
+        with open_checked(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if looks_binary(handle):
+                raise ToolFailure(f"{raw} is a binary file ({size} bytes); read_file shows text only. Inspect it "
+                                  "with bash (for example `file` or `xxd | head`).")
+            text = self._window(handle, raw, offset, limit)
         return ToolResult(success=True, output=text), (ARTIFACT_READ, {"path": str(path), "bytes": size})
 
-    def _window(self, path: Path, raw: str, offset: int, limit: int) -> str:
+    def _window(self, handle: BinaryIO, raw: str, offset: int, limit: int) -> str:
         shown: list[str] = []
         cut_lines = 0
         total = 0
         last = offset + limit - 1
-        with open(path, "rb") as handle:
-            for total, line in enumerate(handle, 1):
-                if offset <= total <= last:
-                    try:
-                        text = line.decode("utf-8").rstrip("\n").rstrip("\r")
-                    except UnicodeDecodeError:
-                        raise ToolFailure(f"{raw} is not UTF-8 text (undecodable bytes on line {total}); inspect "
-                                          "it with bash (for example `file` or `iconv`).") from None
-                    if len(text) > self.limits.max_line_length:
-                        text = text[: self.limits.max_line_length] + f"... [line cut at " \
-                                                                     f"{self.limits.max_line_length} characters]"
-                        cut_lines += 1
-                    shown.append(number_line(total, text))
+        for total, line in enumerate(handle, 1):
+            if offset <= total <= last:
+                try:
+                    text = line.decode("utf-8").rstrip("\n").rstrip("\r")
+                except UnicodeDecodeError:
+                    raise ToolFailure(f"{raw} is not UTF-8 text (undecodable bytes on line {total}); inspect "
+                                      "it with bash (for example `file` or `iconv`).") from None
+                if len(text) > self.limits.max_line_length:
+                    text = text[: self.limits.max_line_length] + f"... [line cut at " \
+                                                                 f"{self.limits.max_line_length} characters]"
+                    cut_lines += 1
+                shown.append(number_line(total, text))
         if total == 0:
             return f"({raw} is empty)"
         if not shown:
@@ -259,7 +266,7 @@ class WriteFileTool(FilesystemTool):
         existed = path.exists()
         if existed and not stat.S_ISREG(path.stat().st_mode):
             raise ToolFailure(f"{raw} exists and is not a regular file; write_file only writes regular files.")
-        atomic_write_bytes(path, data)
+        replace_atomically(path, data)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Replaced" if existed else "Created"
         message = f"{verb} {self.policy.display(path)} ({len(data)} bytes, {lines} lines)."
@@ -309,13 +316,15 @@ class EditFileTool(FilesystemTool):
             if path.exists():
                 raise ToolFailure(f"{raw} is not a regular file.")
             raise FileNotFoundError(2, "No such file", raw)
-        if path.stat().st_size > self.limits.max_file_bytes:
-            raise ToolFailure(f"{raw} is larger than {self.limits.max_file_bytes} bytes (tool-filesystem "
-                              "max_file_bytes); edit it with bash tools instead.")
-        if looks_binary(path):
-            raise ToolFailure(f"{raw} is a binary file; edit_file edits text only.")
+        with open_checked(path) as handle:
+            if os.fstat(handle.fileno()).st_size > self.limits.max_file_bytes:
+                raise ToolFailure(f"{raw} is larger than {self.limits.max_file_bytes} bytes (tool-filesystem "
+                                  "max_file_bytes); edit it with bash tools instead.")
+            if looks_binary(handle):
+                raise ToolFailure(f"{raw} is a binary file; edit_file edits text only.")
+            content = handle.read()
         try:
-            text = path.read_bytes().decode("utf-8")
+            text = content.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolFailure(f"{raw} is not UTF-8 text; edit_file edits UTF-8 text only.") from None
 
@@ -341,7 +350,7 @@ class EditFileTool(FilesystemTool):
         first = text.find(target)
         updated = text.replace(target, new) if replace_all else text.replace(target, new, 1)
         data = updated.encode("utf-8")
-        atomic_write_bytes(path, data)
+        replace_atomically(path, data)
         replaced = count if replace_all else 1
         snippet = self._snippet(updated, first, new)
         more = f" (snippet shows the first of {replaced})" if replaced > 1 else ""

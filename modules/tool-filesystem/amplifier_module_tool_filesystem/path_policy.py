@@ -37,6 +37,9 @@ class PathPolicy:
     denied: tuple[str, ...]
 
     def _absolute(self, raw: str) -> Path:
+        if "\0" in raw:
+            raise PathDenied(f"The path {raw!r} contains a NUL byte, which no file name can hold; give the path "
+                             "without it.")
         expanded = Path(os.path.expanduser(raw))
         if not expanded.is_absolute():
             expanded = self.working_dir() / expanded

@@ -31,14 +31,27 @@ class SearchLimits:
     excluded_dirs: tuple[str, ...] = DEFAULT_EXCLUDED_DIRS
 
 
+MAX_BRACE_ALTERNATIVES = 256
+
+
 def expand_braces(pattern: str) -> list[str]:
-    """``*.{py,md}`` -> ``["*.py", "*.md"]`` (nested braces expand too)."""
-    match = re.search(r"\{([^{}]*,[^{}]*)\}", pattern)
-    if not match:
-        return [pattern]
+    """``*.{py,md}`` -> ``["*.py", "*.md"]`` (nested braces expand too).
+
+    Capped: ``{a,b}`` repeated 25 times would be 33 million patterns and hang the tool.
+    """
+    pending = [pattern]
     expanded: list[str] = []
-    for choice in match.group(1).split(","):
-        expanded.extend(expand_braces(pattern[: match.start()] + choice + pattern[match.end():]))
+    while pending:
+        current = pending.pop()
+        match = re.search(r"\{([^{}]*,[^{}]*)\}", current)
+        if not match:
+            expanded.append(current)
+            continue
+        for choice in reversed(match.group(1).split(",")):
+            pending.append(current[: match.start()] + choice + current[match.end():])
+        if len(pending) + len(expanded) > MAX_BRACE_ALTERNATIVES:
+            raise ToolFailure(f"The pattern {pattern!r} expands to more than {MAX_BRACE_ALTERNATIVES} "
+                              "{a,b} alternatives; use fewer braces or run several searches.")
     return expanded
 
 

@@ -105,7 +105,7 @@ async def test_failed_write_leaves_the_old_file_and_no_temp_file(tools: dict, wo
     target = work / "keep.txt"
     target.write_text("original")
 
-    def fail_replace(*args: object) -> None:
+    def fail_replace(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail_replace)
