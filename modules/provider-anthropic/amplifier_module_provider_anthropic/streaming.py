@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from amplifier_core import events
-from amplifier_core.llm_errors import StreamError
+from amplifier_core.llm_errors import InvalidToolCallError, StreamError
 
 from .convert import block_from_wire
 
@@ -32,6 +32,7 @@ class StreamAccumulator:
         self.blocks: dict[int, dict[str, Any]] = {}
         self._partial_json: dict[int, list[str]] = {}
         self._open: set[int] = set()
+        self._unparsed: dict[int, tuple[str, str]] = {}  # block index -> (tool name, raw arguments)
         self.usage: dict[str, Any] = {}
         self.stop_reason: str | None = None
         self.stopped = False
@@ -114,12 +115,14 @@ class StreamAccumulator:
             text = "".join(self._partial_json.pop(index, []))
             try:
                 arguments = json.loads(text) if text.strip() else {}
-            except ValueError as error:
-                raise self._fail(f"tool call {block.get('name')} arguments are not valid JSON ({error})") from None
+            except ValueError:
+                # Judged in final_message(): a max_tokens cut is not worth retrying, bad JSON otherwise is.
+                self._unparsed[index] = (str(block.get("name")), text)
+                arguments = {}
             block["input"] = arguments if isinstance(arguments, dict) else {"value": arguments}
         base = {"provider": self._provider, "block_index": index}
         block_type = BLOCK_TYPES.get(wire_type)
-        if block_type is not None:
+        if block_type is not None and index not in self._unparsed:  # an unusable call is never "finished"
             if wire_type == "thinking":
                 await self._emit(events.THINKING_FINAL, {**base, "text": block.get("thinking") or ""})
             kernel_block = block_from_wire(block)
@@ -137,5 +140,14 @@ class StreamAccumulator:
             raise self._fail("no stop_reason arrived (the stream was cut before message_delta)")
         if not self.stopped:
             raise self._fail("no message_stop event arrived")
+        if self._unparsed:
+            name, raw = self._unparsed[min(self._unparsed)]
+            if self.stop_reason == "max_tokens":
+                raise InvalidToolCallError(
+                    f"Anthropic answer (model {self._model}) reached max_tokens while writing the arguments of "
+                    f"tool call {name}, so the call is incomplete. Raise `max_tokens` in the provider-anthropic "
+                    "config, or ask for the work in smaller pieces.",
+                    tool_name=name, raw_arguments=raw, provider=self._provider, model=self._model)
+            raise self._fail(f"tool call {name} arguments are not valid JSON: {raw[:200]!r}")
         ordered = [self.blocks[index] for index in sorted(self.blocks)]
         return {**self.message, "content": ordered, "stop_reason": self.stop_reason, "usage": dict(self.usage)}

@@ -16,6 +16,7 @@ from amplifier_core import (
     ChatRequest,
     ContextLengthError,
     InvalidRequestError,
+    InvalidToolCallError,
     Message,
     NetworkError,
     NotFoundError,
@@ -218,6 +219,19 @@ async def test_missing_message_stop_is_a_stream_error(fake_api, make_provider):
     fake_api.add(Fault.stream_cut(Turn(text="abcdef"), after_frames=frames_without_message_stop, clean_end=True))
     with pytest.raises(StreamError, match="no message_stop"):
         await make_provider(max_retries=0).complete(ask())
+
+
+async def test_answer_cut_by_max_tokens_inside_tool_arguments_is_not_retried_and_says_to_raise_max_tokens(
+        fake_api, make_provider, event_log):
+    # A big write_file hits max_tokens mid-arguments: retrying would pay for the same cut answer again.
+    cut_call = ToolCall("write_file", {}, id="toolu_big", argument_chunks=['{"file_path": "big.txt", "content": "aaa'])
+    fake_api.add(Turn(text="Writing.", tool_calls=[cut_call], stop_reason="max_tokens"), repeat=True)
+    with pytest.raises(InvalidToolCallError, match="max_tokens") as caught:
+        await make_provider(max_retries=2).complete(ask())
+    assert caught.value.retryable is False and caught.value.tool_name == "write_file"
+    assert "max_tokens" in str(caught.value) and "provider-anthropic" in str(caught.value)
+    assert len(fake_api.requests) == 1
+    assert event_log.of("provider:retry") == []
 
 
 async def test_text_with_lone_surrogates_is_sent_with_replacement_characters_instead_of_crashing(

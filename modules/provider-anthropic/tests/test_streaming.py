@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from amplifier_module_provider_anthropic.streaming import StreamAccumulator
 
-from amplifier_core.llm_errors import StreamError
+from amplifier_core.llm_errors import InvalidToolCallError, StreamError
 
 
 class Sink:
@@ -103,11 +103,25 @@ async def test_incomplete_streams_raise_stream_error(events, reason):
 
 
 async def test_tool_arguments_that_are_not_json_raise_stream_error():
-    accumulator = StreamAccumulator(Sink(), "anthropic", "m")
+    sink = Sink()
+    accumulator = StreamAccumulator(sink, "anthropic", "m")
     await feed_all(accumulator, [START, block(0, {"type": "tool_use", "id": "t", "name": "bash", "input": {}}),
                                  delta(0, {"type": "input_json_delta", "partial_json": '{"command": "l'})])
+    await feed_all(accumulator, [stop(0), *END])
     with pytest.raises(StreamError, match="not valid JSON"):
-        await accumulator.feed(stop(0))
+        accumulator.final_message()
+    assert "content_block:end" not in [name for name, _ in sink.events]
+
+
+async def test_tool_arguments_cut_by_max_tokens_raise_a_non_retryable_invalid_tool_call_error():
+    accumulator = StreamAccumulator(Sink(), "anthropic", "m")
+    await feed_all(accumulator, [START, block(0, {"type": "tool_use", "id": "t", "name": "bash", "input": {}}),
+                                 delta(0, {"type": "input_json_delta", "partial_json": '{"command": "l'}), stop(0),
+                                 {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}},
+                                 {"type": "message_stop"}])
+    with pytest.raises(InvalidToolCallError, match="max_tokens") as caught:
+        accumulator.final_message()
+    assert caught.value.retryable is False and caught.value.raw_arguments == '{"command": "l'
 
 
 async def test_delta_for_a_block_that_never_started_raises_stream_error():
