@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from amplifier_core import events
-from amplifier_core.llm_errors import StreamError
+from amplifier_core.llm_errors import InvalidToolCallError, StreamError
 from amplifier_core.message_models import ChatResponse
 
 from .chat_convert import chat_response_from_completion, fresh_call_id, reasoning_text_of
@@ -130,6 +130,12 @@ class ChatStreamAccumulator:
         try:
             arguments = json.loads(raw) if raw.strip() else {}
         except ValueError as error:
+            if self.finish_reason == "length":
+                raise InvalidToolCallError(
+                    f"the answer from {self._context.where} reached its length limit while writing the arguments "
+                    f"of tool call {block.name}, so the call is incomplete. Raise `max_tokens` in the "
+                    "provider-openai config, or ask for the work in smaller pieces.",
+                    tool_name=block.name, raw_arguments=raw, **self._context.common()) from None
             raise self._fail(f"the arguments of tool call {block.name} are not valid JSON ({error})") from None
         if not isinstance(arguments, dict):
             arguments = {"value": arguments}

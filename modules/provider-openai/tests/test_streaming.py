@@ -8,7 +8,7 @@ from amplifier_module_provider_openai.chat_stream import ChatStreamAccumulator
 from amplifier_module_provider_openai.errors import ErrorContext
 from amplifier_module_provider_openai.responses_stream import ResponsesStreamAccumulator
 
-from amplifier_core.llm_errors import StreamError
+from amplifier_core.llm_errors import InvalidToolCallError, StreamError
 
 CONTEXT = ErrorContext(provider="openai", model="gpt-5", base_url=None, api="responses")
 
@@ -129,3 +129,16 @@ async def test_chat_stream_with_invalid_tool_json_is_a_stream_error(event_log):
               chunk({}, "tool_calls")]
     with pytest.raises(StreamError, match="not valid JSON"):
         await feed_all(accumulator, chunks)
+
+
+async def test_chat_stream_cut_by_the_length_limit_inside_tool_arguments_is_a_non_retryable_invalid_tool_call(
+        event_log):
+    # Retrying would pay for the same cut answer again; the user has to raise max_tokens instead.
+    accumulator = ChatStreamAccumulator(event_log.emit, CONTEXT)
+    chunks = [chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "write_file",
+                                                                          "arguments": '{"content": "aa'}}]}),
+              chunk({}, "length")]
+    with pytest.raises(InvalidToolCallError, match="max_tokens") as caught:
+        await feed_all(accumulator, chunks)
+    assert caught.value.retryable is False and caught.value.tool_name == "write_file"
+    assert "provider-openai" in str(caught.value)
