@@ -123,16 +123,13 @@ class CostTracker:
 
 
 def utf8_safe(value: Any) -> Any:
-    """``value`` (a request payload of dicts, lists and strings) with every lone UTF-16 surrogate replaced
-    by U+FFFD. Python decodes undecodable argv, stdin and file-name bytes to lone surrogates, which UTF-8
-    cannot encode: the SDK would fail while encoding the request. Unchanged containers are returned as is."""
+    """A copy of ``value`` (a request payload of dicts, lists and strings) with every lone UTF-16 surrogate
+    replaced by U+FFFD. Python decodes undecodable argv, stdin and file-name bytes to lone surrogates, which
+    UTF-8 cannot encode: the SDK would fail while encoding the request."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
     if isinstance(value, dict):
-        cleaned = {utf8_safe(key): utf8_safe(item) for key, item in value.items()}
-        same = all(a is b for a, b in zip(value.values(), cleaned.values())) and list(value) == list(cleaned)
-        return value if same else cleaned
+        return {utf8_safe(key): utf8_safe(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        items = [utf8_safe(item) for item in value]
-        return value if all(a is b for a, b in zip(value, items)) else type(value)(items)
+        return type(value)(utf8_safe(item) for item in value)
     return value
