@@ -16,7 +16,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from .. import __version__
 from ..paths import AmplifierPaths
 from .input import ReplCompleter, build_prompt_session, history_path, open_history
-from .output import say
+from .output import LiveStdout, say
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -29,7 +29,7 @@ class Repl:
     def __init__(self, request: Any, approval_mode: str, out: TextIO) -> None:
         self.request = request
         self.approval_mode = approval_mode
-        self.out = out  # the real stdout, handed to the streaming UI (never patch_stdout's proxy)
+        self.out = out  # the real stdout (the streaming UI gets a LiveStdout over it)
         self.paths = AmplifierPaths.discover()
         self.live: Any = None
         self.opener: asyncio.Task[Any] | None = None
@@ -59,7 +59,7 @@ class Repl:
             self.approval = ReplApproval(self.paths)
         else:
             self.approval = approval_for(self.approval_mode, interactive=True)  # type: ignore[arg-type]
-        ui_output = {"stream": self.out, "show_answer_text": True, "mode": "repl", "color": None}
+        ui_output = {"stream": LiveStdout(self.out), "show_answer_text": True, "mode": "repl", "color": None}
         live = await open_session(
             self.request,
             paths=self.paths,

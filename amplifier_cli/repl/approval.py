@@ -117,6 +117,7 @@ async def choose_option(options: list[str], on_interrupt: Callable[[], None] | N
     calls ``on_interrupt``)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.patch_stdout import patch_stdout
 
     deny = _find(options, "deny") or options[-1]
     allow = _find(options, "allow") or options[0]
@@ -143,4 +144,6 @@ async def choose_option(options: list[str], on_interrupt: Callable[[], None] | N
     for key in ("<any>", "enter"):
         bindings.add(key)(lambda event: None)
     session: PromptSession[str] = PromptSession(key_bindings=bindings)
-    return await session.prompt_async([("bold", f"  choose 1-{min(len(options), 9)}: ")], handle_sigint=False)
+    with patch_stdout(raw=True):  # output of tools running meanwhile lands above the question
+        return await session.prompt_async([("bold", f"  choose 1-{min(len(options), 9)}: ")],
+                                          handle_sigint=False)

@@ -3,7 +3,8 @@ print_formatted_text goes through patch_stdout), plain writes otherwise."""
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 STYLES = {
     "info": "ansicyan",
@@ -30,3 +31,29 @@ def say_parts(*parts: tuple[str | None, str]) -> None:
     from prompt_toolkit.formatted_text import FormattedText
 
     print_formatted_text(FormattedText([(STYLES.get(style or "", style or ""), text) for style, text in parts]))
+
+
+class LiveStdout:
+    """The streaming UI's stream in the chat: writes go to whatever ``sys.stdout`` is at that moment — the
+    terminal during a turn, prompt-toolkit's patch_stdout proxy while an approval question is up (so
+    output of tools running in parallel lands above the question instead of inside its line). Terminal
+    questions (isatty, fileno, encoding) are answered by the real stdout."""
+
+    def __init__(self, real: TextIO) -> None:
+        self.real = real
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+    def isatty(self) -> bool:
+        return self.real.isatty()
+
+    def fileno(self) -> int:
+        return self.real.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.real, "encoding", None) or "utf-8"

@@ -277,3 +277,25 @@ def test_ctrl_c_at_an_approval_question_denies_and_stops_the_turn(spawn_chat, fa
     chat.expect("next-turn-answer")
     chat.prompt()
     assert chat.exit() == 0
+
+
+def test_output_of_a_parallel_tool_lands_above_an_open_approval_question(spawn_chat, fake_api) -> None:
+    gate = threading.Event()
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "touch asked.txt"}),
+                                  ToolCall("bash", {"command": "echo parallel-done"})]),
+                 when_last_user_contains="both")
+    fake_api.add(Turn(text="after-both", chunk_gate=gate), when_last_tool_result_contains="")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("both please")
+    chat.child.expect_exact("bash: parallel-done", timeout=20)  # the read-only call finished during the question
+    raw = chat.child.before
+    question = raw.rfind("choose 1-3:")
+    if question != -1:  # the result line was written after the question: it must not share its line
+        between = raw[question:]
+        assert "\n" in between or "\x1b[J" in between or "\x1b[K" in between, repr(between)
+    chat.child.send("3")
+    gate.set()
+    chat.expect("after-both")
+    chat.prompt()
+    assert chat.exit() == 0
