@@ -17,10 +17,38 @@ class AddressRefused(Exception):
     """The URL's host resolves to an address the policy does not allow."""
 
 
+_EMBEDDING_PREFIXES = (
+    ipaddress.ip_network("64:ff9b::/96"),    # NAT64 well-known prefix: a gateway translates to the IPv4 inside
+    ipaddress.ip_network("64:ff9b:1::/48"),  # local-use NAT64
+    ipaddress.ip_network("::ffff:0:0:0/96"),  # IPv4-translated (SIIT)
+    ipaddress.ip_network("::/96"),            # IPv4-compatible (deprecated); :: and ::1 are judged as themselves
+)
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 form carries (mapped, NAT64, 6to4, translated, compatible), if any."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if int(address) <= 1:
+        return None
+    for prefix in _EMBEDDING_PREFIXES:
+        if address in prefix:
+            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def address_class(address: IPAddress) -> str | None:
-    """Why ``address`` is off limits ("loopback", "private", ...), or None for a public address."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address_class(address.ipv4_mapped)
+    """Why ``address`` is off limits ("loopback", "private", ...), or None for a public address.
+
+    An IPv6 address carrying an IPv4 one is judged by that IPv4 address: ``64:ff9b::7f00:1`` reaches
+    127.0.0.1 through a NAT64 gateway as surely as ``::ffff:127.0.0.1`` does on the host.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = embedded_ipv4(address)
+        if inner is not None:
+            return address_class(inner)
     if address in _METADATA:
         return "cloud metadata"
     if address.is_loopback:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import socket
 import ssl
+import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -50,8 +51,15 @@ def fetch(
     max_download_bytes: int,
     max_redirects: int,
     user_agent: str,
+    total_timeout: float | None = None,
 ) -> FetchedPage:
-    """GET ``url`` following redirects; blocking (run it in a thread)."""
+    """GET ``url`` following redirects; blocking (run it in a thread).
+
+    ``timeout`` bounds each connect and read; ``total_timeout`` bounds the whole fetch, so a server that
+    trickles its body a byte at a time is cut off and this thread ends (a caller's own timeout cannot stop it).
+    """
+    budget = total_timeout if total_timeout is not None else timeout * (max_redirects + 1)
+    deadline = time.monotonic() + budget
     current = url
     for _hop in range(max_redirects + 1):
         parts = urlsplit(current)
@@ -69,6 +77,7 @@ def fetch(
         target = parts.path or "/"
         if parts.query:
             target += "?" + parts.query
+        response: http.client.HTTPResponse | None = None
         try:
             connection.request("GET", target, headers={"User-Agent": user_agent, "Accept": "*/*"})
             response = connection.getresponse()
@@ -76,7 +85,7 @@ def fetch(
                 current = urljoin(current, response.getheader("Location"))
                 response.read(65536)
                 continue
-            body = response.read(max_download_bytes + 1)
+            body = _read_body(connection, response, max_download_bytes + 1, deadline, timeout, budget, current)
             content_type = response.getheader("Content-Type", "application/octet-stream")
             media_type = content_type.split(";")[0].strip().lower()
             charset = response.headers.get_content_charset()
@@ -91,5 +100,25 @@ def fetch(
         except (OSError, http.client.HTTPException) as error:
             raise FetchError(f"fetching {current} failed: {error}") from error
         finally:
+            if response is not None:
+                response.close()  # the socket stays open while the response holds it, even after close()
             connection.close()
     raise FetchError(f"too many redirects (more than {max_redirects}) starting at {url}")
+
+
+def _read_body(connection: http.client.HTTPConnection, response: http.client.HTTPResponse, limit: int,
+               deadline: float, timeout: float, budget: float, url: str) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise FetchError(f"fetching {url} timed out: the whole download took longer than {budget:g} seconds")
+        if connection.sock is not None:
+            connection.sock.settimeout(min(timeout, remaining))
+        chunk = response.read1(min(65536, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
