@@ -4,7 +4,9 @@ added to a new session as one system message so every session in a project follo
 `@path` in a file includes another file, resolved relative to the including file and loaded once (nested
 includes too, up to a few levels). An include must stay inside the directory tree it was found in (the
 project root, or the user config dir): anything else - `@../x`, an absolute path, a symlink pointing out -
-is refused and reported, never read. `@name` without `/` or `.` is a mention, not a path, and is left alone.
+is refused and reported, never read. The project's own AGENTS.md/AMPLIFIER.md must also resolve inside the
+project (a symlink from a cloned repository to ~/.ssh/id_rsa is refused); the user's own files in the config
+dir may be symlinks anywhere (dotfiles). `@name` without `/` or `.` is a mention, not a path, and is left alone.
 """
 
 from __future__ import annotations
@@ -63,8 +65,14 @@ def load_project_instructions(paths: AmplifierPaths) -> ProjectInstructions:
     for label, root in instruction_roots(paths):
         for name in INSTRUCTION_FILE_NAMES:
             path = root / name
-            if path.is_file():
-                _load_file(path, root.resolve(), label, None, 0, loaded, seen, result.notes)
+            if not path.is_file():
+                continue
+            if label == "the project" and not path.resolve().is_relative_to(root.resolve()):
+                # a cloned repository must not be able to send e.g. ~/.ssh/id_rsa to the model as "rules"
+                result.notes.append(f"{path} is a symlink to {path.resolve()}, outside the project; refused, "
+                                    "not included")
+                continue
+            _load_file(path, root.resolve(), label, None, 0, loaded, seen, result.notes)
     if not loaded:
         return result
     result.files = [item.path for item in loaded]
@@ -88,7 +96,8 @@ def _load_file(
         return
     seen.add(resolved)
     try:
-        text = resolved.read_text(encoding="utf-8", errors="replace")
+        with open(resolved, "rb") as handle:  # bounded: an included multi-GB file must not be loaded whole
+            text = handle.read(MAX_FILE_CHARS * 4 + 4).decode("utf-8", errors="replace")
     except OSError as error:
         notes.append(f"{path}: cannot read it ({error.strerror or error}); not included")
         return

@@ -88,3 +88,28 @@ def test_user_files_may_include_only_inside_the_user_config_dir(project_dir, amp
 def test_the_files_are_recovered_from_a_transcript_message():
     message = {"role": "system", "content": "x", "metadata": {"source": MESSAGE_SOURCE, "files": ["/a/AGENTS.md"]}}
     assert instruction_files_in([{"role": "system", "content": "p"}, message]) == [Path("/a/AGENTS.md")]
+
+
+def test_a_project_agents_md_symlinked_outside_the_project_is_refused_not_sent(project_dir, tmp_path):
+    secret = tmp_path / "elsewhere" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("PRIVATE-KEY")
+    (project_dir / "AGENTS.md").symlink_to(secret)
+    loaded = load(project_dir)
+    assert loaded.text is None or "PRIVATE-KEY" not in loaded.text
+    assert any("AGENTS.md" in note and "outside" in note for note in loaded.notes)
+
+
+def test_a_project_agents_md_symlinked_inside_the_project_is_loaded(project_dir):
+    (project_dir / "docs").mkdir()
+    (project_dir / "docs" / "rules.md").write_text("LINKED-RULES")
+    (project_dir / "AGENTS.md").symlink_to(project_dir / "docs" / "rules.md")
+    assert "LINKED-RULES" in load(project_dir).text
+
+
+def test_an_include_of_a_huge_file_reads_only_the_start(project_dir):
+    (project_dir / "AGENTS.md").write_text("see @big.md")
+    with open(project_dir / "big.md", "wb") as big:
+        big.truncate(2_000_000_000)  # sparse: reading it all would take 2 GB of memory
+    loaded = load(project_dir)
+    assert any("big.md" in note and "only the start" in note for note in loaded.notes)
