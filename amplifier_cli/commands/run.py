@@ -23,19 +23,27 @@ RebuildProfileOption = Annotated[
 
 
 def _read_piped_stdin() -> str | None:
-    """Whatever was piped in (None when stdin is a terminal or closed)."""
+    """Whatever was piped in (None when stdin is a terminal or closed); bytes that are not UTF-8 become U+FFFD."""
     try:
         if sys.stdin is None or sys.stdin.isatty():
             return None
-        data = sys.stdin.read()
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read().decode("utf-8", errors="replace") if stream is not None else sys.stdin.read()
     except (OSError, ValueError):
         return None
     return data if data.strip() else None
 
 
+def _valid_text(text: str) -> str:
+    """Python hands argv bytes that are not UTF-8 over as lone surrogates, which no file or API accepts:
+    turn them back into their bytes and show them as U+FFFD."""
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+
+
 def compose_prompt(prompt: str | None) -> str | None:
     """The argument, with piped stdin appended (or stdin alone when there is no argument)."""
     piped = _read_piped_stdin()
+    prompt = _valid_text(prompt) if prompt else prompt
     if prompt and piped:
         return f"{prompt}\n\n{piped}"
     return prompt or piped

@@ -21,3 +21,19 @@ def test_piped_stdin_alone_is_the_prompt(e2e) -> None:
     result = e2e.run("run", "-P", "scripted", "-o", "json", stdin="what is 2+2?\n")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["response"] == "Four."
+
+
+def test_bytes_that_are_not_utf8_in_the_argument_or_stdin_become_replacement_characters(e2e) -> None:
+    import subprocess
+
+    from .conftest import installed_amplifier
+
+    e2e.profile("scripted", provider="scripted", tools=(), script=[{"text": "Got it."}])
+    result = subprocess.run(
+        [*installed_amplifier(), "run", "-P", "scripted", b"caf\xe9 \xff"],
+        input=b"piped \xfe bytes\n", capture_output=True, cwd=e2e.project, env=e2e.env, timeout=60, check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    assert result.stdout == b"Got it.\n"
+    user = [message for message in e2e.transcript(e2e.only_session()) if message["role"] == "user"]
+    assert user == [{"role": "user", "content": "caf\ufffd \ufffd\n\npiped \ufffd bytes\n"}]
