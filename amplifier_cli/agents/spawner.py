@@ -5,7 +5,9 @@ partial plan merged over it, the agent's instruction as its system message, its 
 session store (metadata `parent_id` + `agent`, so `session show` lists it under its parent), the parent's
 approval and display systems, an indented `ui.output` so the streaming UI shows its work under the task
 call, and the parent's cancellation linked to its own. Depth is counted in capability `session.depth`
-(0 for a top-level session) and a spawn that would exceed `max_depth` is refused.
+(0 for a top-level session) and a spawn that would exceed `max_depth` is refused. The limit a session used
+is handed down (capability `session.max_depth`) as a ceiling: an agent whose plan configures tool-task with a
+higher `max_depth` cannot lift it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 DEPTH_CAPABILITY = "session.depth"
+MAX_DEPTH_CAPABILITY = "session.max_depth"  # the ceiling inherited from ancestors; a child can only lower it
 SPAWN_CAPABILITY = "session.spawn"
 RESUME_CAPABILITY = "session.resume"
 DEFAULT_MAX_DEPTH = 2  # a top-level session's sub-agents may delegate once more; theirs may not
@@ -83,14 +86,14 @@ class SubAgentSpawner:
 
         `parent_session` and `agent_configs` are accepted for upstream callers; the parent is always the
         session this capability was registered on and agents come from its catalog."""
-        depth = self._check_depth(max_depth)
+        depth, limit = self._check_depth(max_depth)
         agents = self._agents()
         agent = agents.get(agent_name)
         if agent is None:
             raise SubAgentError(f"unknown agent '{agent_name}' ({unknown_agent_fix(agents)})", refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
         request = self._request(agent, agents, exclude, session_id=sub_session_id)
-        child = await self._open(request, agent, agents, depth)
+        child = await self._open(request, agent, agents, depth, limit)
         return await self._run(child, agent, instruction, depth)
 
     async def resume(self, session_id: str, instruction: str, *, max_depth: int | None = None,
@@ -101,7 +104,7 @@ class SubAgentSpawner:
         from ..session_store import AmbiguousSessionIdError, SessionNotFoundError
 
         live = self._live()
-        depth = self._check_depth(max_depth)
+        depth, limit = self._check_depth(max_depth)
         try:
             record = session_store_for(self.paths).find(session_id)
         except (SessionNotFoundError, AmbiguousSessionIdError) as error:
@@ -121,7 +124,7 @@ class SubAgentSpawner:
                 f"({unknown_agent_fix(agents)})", session_id=meta.session_id, refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
         request = self._request(agent, agents, exclude, resume_id=meta.session_id)
-        child = await self._open(request, agent, agents, depth)
+        child = await self._open(request, agent, agents, depth, limit)
         return await self._run(child, agent, instruction, depth)
 
     # -- internals ---------------------------------------------------------------------------------------
@@ -130,18 +133,22 @@ class SubAgentSpawner:
             raise SubAgentError("the session is not ready yet; sub-agents can start once it runs", refused=True)
         return self.live
 
-    def _check_depth(self, max_depth: int | None) -> int:
-        """This session's depth; refuses when a child would be deeper than `max_depth`."""
+    def _check_depth(self, max_depth: int | None) -> tuple[int, int]:
+        """(this session's depth, the limit in force); refuses when a child would be deeper than the limit:
+        `max_depth` as asked, but never above the ceiling this session inherited."""
         live = self._live()
         depth = int(live.coordinator.get_capability(DEPTH_CAPABILITY) or 0)
         limit = DEFAULT_MAX_DEPTH if max_depth is None else max_depth
+        ceiling = live.coordinator.get_capability(MAX_DEPTH_CAPABILITY)
+        if isinstance(ceiling, int):
+            limit = min(limit, ceiling)
         if depth + 1 > limit:
             raise SubAgentError(
                 f"delegation refused: this session is at depth {depth} and the limit is max_depth={limit}, so it "
                 "cannot start a sub-agent; do this work directly with your own tools", refused=True)
         if live.coordinator.cancellation.is_cancelled:
             raise SubAgentError("the turn is being cancelled; no sub-agent was started", refused=True)
-        return depth
+        return depth, limit
 
     def _agents(self) -> dict[str, AgentDefinition]:
         value = self._live().coordinator.get_capability(CATALOG_CAPABILITY) or {}
@@ -175,7 +182,7 @@ class SubAgentSpawner:
         )
 
     async def _open(self, request: SessionRequest, agent: AgentDefinition, agents: dict[str, AgentDefinition],
-                    depth: int) -> LiveSession:
+                    depth: int, limit: int) -> LiveSession:
         from ..session_factory import open_session
 
         live = self._live()
@@ -195,6 +202,7 @@ class SubAgentSpawner:
                 capabilities={
                     "ui.output": child_ui,
                     DEPTH_CAPABILITY: depth + 1,
+                    MAX_DEPTH_CAPABILITY: limit,
                     CATALOG_CAPABILITY: catalog.capability_value(),
                 },
             )

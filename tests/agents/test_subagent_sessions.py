@@ -272,3 +272,24 @@ async def test_a_profile_agent_runs_with_its_partial_plan_merged_over_the_parent
     parent_request, child_request = fake_api.requests[0], fake_api.requests[1]
     assert "read_file" in parent_request.tool_names and "talker: Only talks." in json.dumps(parent_request.json)
     assert "read_file" not in child_request.tool_names and "task" in child_request.tool_names
+
+
+async def test_an_agent_plan_raising_max_depth_cannot_lift_the_parents_limit(project_dir, anthropic_env, opened,
+                                                                               fake_api):
+    write_profile(project_dir, tools=[{"module": "tool-task", "config": {"max_depth": 1}}])
+    write_agent(project_dir, "reader", f"{READER_MARK}: you read files.",
+                frontmatter={"tools": [{"module": "tool-task", "config": {"max_depth": 50}}]})
+    child = is_agent(READER_MARK)
+    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "go deeper"})]),
+                 when=lambda r: is_parent(r) and r.last_user_text == "start")
+    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "grandchild"})]),
+                 when=lambda r: child(r) and r.last_user_text == "go deeper")
+    fake_api.add(Turn(text="I could not delegate."), when=lambda r: child(r) and "refused" in r.last_tool_result_text)
+    fake_api.add(Turn(text="stop"), when=lambda r: child(r) and r.last_user_text == "grandchild")
+    fake_api.add(Turn(text="done"), when=lambda r: is_parent(r) and r.last_tool_result_text != "")
+    live = await opened()
+
+    assert await live.execute("start") == "done"
+
+    assert any("max_depth=1" in r.last_tool_result_text for r in fake_api.requests)
+    assert len(session_store_for(live.paths).all_metadata()) == 2  # no grandchild session was created
