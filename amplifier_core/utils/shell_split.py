@@ -6,7 +6,9 @@ hooks-approval's rules) and modules cannot import each other. Standard library o
 What counts as a separate command: everything joined by ``;``, ``&&``, ``||``, ``|``, ``|&``, ``&`` and
 newlines; the insides of ``$(...)``, backticks, ``<(...)``/``>(...)`` and ``( ... )`` subshells (also inside
 double quotes and ``${...}``); the script string of ``bash -c '...'``/``sh -c`` (also behind wrappers such
-as ``sudo``, ``env``, ``xargs``); the arguments of ``eval``; and the command of ``find -exec ... ;``.
+as ``sudo``, ``env``, ``xargs``); the arguments of ``eval``; the command of ``find -exec ... ;``; function
+bodies (``f(){ ...; }``, ``function f { ...; }``); alias values; ``env -S STRING``; and a here-string fed
+to a shell or ``source``.
 Leading reserved words (``if``, ``then``, ``do``, ``!``, ``{``, ...) are dropped. Heredoc bodies are checked as
 commands (conservative: ``bash <<EOF`` runs them). Parsing is lenient: an unterminated quote runs to the end.
 
@@ -16,6 +18,7 @@ This is static analysis, not a sandbox: ``$VAR`` holding a command, or a script 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -58,6 +61,7 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "flock": frozenset({"-w", "-E"}),
 }
 _WRAPPER_POSITIONALS = {"timeout": 1, "chroot": 1, "flock": 1}
+_FUNCTION_HEADER = re.compile(r"\s*[A-Za-z_][\w.:-]*\s*\(\s*\)")
 
 
 @dataclass
@@ -152,8 +156,15 @@ class _Parser:
         self._end_word()
         pending, self.pending = self.pending, _Pending()
         words, starts = pending.words, pending.word_starts
-        skip = 0
-        while skip < len(words) and words[skip] in _LEADING_KEYWORDS:
+        if words and self.text[starts[0]:end].lstrip().startswith("function") and words[0] == "function":
+            skip = 2  # `function NAME [()] { body` -> the body's first command
+        elif len(words) > 1 and words[1] == "{" and _FUNCTION_HEADER.match(self.text, starts[0]):
+            skip = 1  # `NAME() { body`
+        else:
+            skip = 0
+        timed = False
+        while skip < len(words) and (words[skip] in _LEADING_KEYWORDS or (timed and words[skip] in ("-p", "--"))):
+            timed = timed or words[skip] == "time"
             skip += 1
         words, starts = words[skip:], starts[skip:]
         while words and words[-1] in _CLOSING_KEYWORDS and len(words) == 1:
@@ -177,8 +188,10 @@ class _Parser:
             self._nested_after = []
 
     def _expand_inner(self, words: list[str]) -> None:
-        """Commands run by this command: ``bash -c STRING``, ``eval ARGS``, ``find -exec CMD ;``."""
-        for inner in _inner_scripts(words):
+        """Commands run by this command: ``bash -c STRING``, ``eval ARGS``, ``find -exec CMD ;``, an alias
+        value, ``env -S STRING``, a here-string fed to a shell or ``source``."""
+        for inner in [*_inner_scripts(words), *_alias_values(words), *_env_split_strings(words),
+                      *_herestring_scripts(words)]:
             self._nested_after.extend(_parse(inner, self.depth + 1))
         for exec_words in _find_exec_commands(words):
             text = " ".join(exec_words)
@@ -475,6 +488,47 @@ def _inner_scripts(words: list[str]) -> list[str]:
             return []
         index += 1
     return []
+
+
+def _alias_values(words: list[str]) -> list[str]:
+    """``alias r='rm -rf /'`` -> ``["rm -rf /"]``: with expand_aliases a later line runs it."""
+    command = strip_wrappers(words)
+    if not command or command[0] != "alias":
+        return []
+    return [word.partition("=")[2] for word in command[1:] if "=" in word and not word.startswith("-")]
+
+
+def _env_split_strings(words: list[str]) -> list[str]:
+    """``env -S 'sudo ls'`` (also ``-SSTR``, ``--split-string[=]STR``): env splits STR into a command."""
+    found: list[str] = []
+    in_env = False
+    for index, word in enumerate(words):
+        if _basename(word) == "env":
+            in_env = True
+            continue
+        if not in_env:
+            continue
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in ("-S", "--split-string"):
+            found.append(following)
+        elif word.startswith("--split-string="):
+            found.append(word.partition("=")[2])
+        elif word.startswith("-S") and not word.startswith("--"):
+            found.append(word[2:])
+        elif not word.startswith("-") and not _is_assignment(word):
+            in_env = False
+    return [item for item in found if item]
+
+
+def _herestring_scripts(words: list[str]) -> list[str]:
+    """``bash <<< 'sudo ls'`` or ``. /dev/stdin <<< '...'``: the here-string is the script that runs."""
+    if "<<<" not in words:
+        return []
+    index = words.index("<<<")
+    command = strip_wrappers(words[:index])
+    if not command or (_basename(command[0]) not in _SHELLS and command[0] not in (".", "source")):
+        return []
+    return [words[index + 1]] if index + 1 < len(words) else []
 
 
 def _find_exec_commands(words: list[str]) -> list[list[str]]:

@@ -83,3 +83,24 @@ def test_nesting_beyond_the_limit_is_flagged_not_ignored() -> None:
 def test_unterminated_quote_is_parsed_leniently() -> None:
     assert split_commands("echo 'open; rm -rf /") == ["echo 'open; rm -rf /"]
     assert "rm -rf /" in split_commands('echo "$(rm -rf /')
+
+
+@pytest.mark.parametrize(("line", "hidden"), [
+    ("f(){ rm -rf /; }; f", ["rm", "-rf", "/"]),
+    ("function f { sudo ls; }; f", ["sudo", "ls"]),
+    ("function f() { sudo ls; }", ["sudo", "ls"]),
+    ("shopt -s expand_aliases\nalias r='rm -rf /'\nr", ["rm", "-rf", "/"]),
+    ("env -S 'sudo ls'", ["sudo", "ls"]),
+    ("env -S'sudo ls'", ["sudo", "ls"]),
+    ("env --split-string='sudo ls'", ["sudo", "ls"]),
+    ("bash <<< 'sudo ls'", ["sudo", "ls"]),
+    (". /dev/stdin <<< 'sudo ls'", ["sudo", "ls"]),
+    ("time -p sudo ls", ["sudo", "ls"]),
+])
+def test_commands_hidden_in_functions_aliases_env_s_and_here_strings_are_found(line: str, hidden: list[str]) -> None:
+    assert hidden in [command.words for command in parse_commands(line)]
+
+
+def test_a_here_string_fed_to_a_non_shell_is_data_not_a_command() -> None:
+    assert [command.words for command in parse_commands("grep x <<< 'sudo is a word'")] == \
+        [["grep", "x", "<<<", "sudo is a word"]]

@@ -155,7 +155,8 @@ def _download_to_shell(command: ShellCommand, core: list[str], pipeline: list[Sh
 
 def _privilege(command: ShellCommand, core: list[str], _: list[ShellCommand]) -> bool:
     wrappers = {os.path.basename(word) for word in command.words[: len(command.words) - len(core)]}
-    return bool(wrappers & {"sudo", "doas"}) or _name(core) in ("sudo", "doas", "su", "passwd", "chpasswd", "visudo")
+    return bool(wrappers & {"sudo", "doas"}) or _name(core) in ("sudo", "doas", "su", "passwd", "chpasswd", "visudo",
+                                                                 "pkexec", "run0")
 
 
 _RULES = (
@@ -201,6 +202,42 @@ def validate_patterns(patterns: Iterable[str]) -> list[str]:
     return checked
 
 
+_IFS = re.compile(r"\$\{IFS(?:[:%#/][^}]*)?\}|\$IFS\b")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_MAX_BRACE_WORDS = 64
+
+
+def _brace_words(word: str) -> list[str]:
+    """Bash brace expansion of one word (``{rm,-rf,/}`` -> rm -rf /), empty results dropped, capped."""
+    pending, done = [word], []
+    while pending and len(done) + len(pending) <= _MAX_BRACE_WORDS:
+        current = pending.pop(0)
+        match = _BRACES.search(current)
+        if match is None:
+            done.append(current)
+            continue
+        pending.extend(current[: match.start()] + choice + current[match.end():] for choice in
+                       match.group(1).split(","))
+    return [item for item in done + pending if item]
+
+
+def _variants(command: ShellCommand) -> list[ShellCommand]:
+    """The command as written, plus the words bash would really run after ``$IFS`` splitting and brace
+    expansion (``rm${IFS}-rf${IFS}/``, ``{rm,-rf,/}``), so those spellings meet the same rules."""
+    variants = [command]
+    if any(_IFS.search(word) for word in command.words):
+        split = _IFS.sub(" ", " ".join(command.words)).split()
+        if split:
+            variants.append(ShellCommand(command.text, split, command.pipeline, command.depth, command.too_deep,
+                                         command.pipeline_position))
+    if any(_BRACES.search(word) for word in command.words):
+        expanded = [item for word in command.words for item in _brace_words(word)]
+        if expanded and expanded != command.words:
+            variants.append(ShellCommand(command.text, expanded, command.pipeline, command.depth,
+                                         command.too_deep, command.pipeline_position))
+    return variants
+
+
 def _forms(command: ShellCommand) -> tuple[list[str], list[str]]:
     """The command's words as written (command name without its directory) and without wrappers."""
     full = list(command.words)
@@ -242,11 +279,16 @@ class CommandPolicy:
             pipelines.setdefault(command.pipeline, []).append(command)
         for command in commands:
             decision = self._check_command(command, pipelines[command.pipeline])
+            for variant in _variants(command)[1:]:
+                if not decision.allowed:
+                    break
+                decision = self._check_command(variant, pipelines[command.pipeline], check_allowed=False)
             if not decision.allowed:
                 return decision
         return PolicyDecision(True)
 
-    def _check_command(self, command: ShellCommand, pipeline: list[ShellCommand]) -> PolicyDecision:
+    def _check_command(self, command: ShellCommand, pipeline: list[ShellCommand],
+                       check_allowed: bool = True) -> PolicyDecision:
         if command.too_deep:
             return PolicyDecision(False, "nests commands too deeply to check", command.text, "too-deep")
         full, core = _forms(command)
@@ -259,7 +301,8 @@ class CommandPolicy:
             for rule in _RULES:
                 if rule.level <= self._level and rule.matches(command, core, pipeline):
                     return PolicyDecision(False, rule.reason, command.text, rule.name)
-        if self._allowed and not exempt and not any(pattern.matches(full) for pattern in self._allowed):
+        if check_allowed and self._allowed and not exempt and \
+                not any(pattern.matches(full) for pattern in self._allowed):
             allowed = ", ".join(repr(p.source) for p in self._allowed)
             return PolicyDecision(False, f"is not in allowed_commands ({allowed}); every command of a compound "
                                   "line must be allowed", command.text, "allowed_commands")

@@ -104,3 +104,18 @@ def test_invalid_regex_pattern_is_reported() -> None:
 def test_too_deep_nesting_is_refused() -> None:
     deep = "echo " + "$(" * 12 + "ls" + ")" * 12
     assert CommandPolicy().check(deep).rule == "too-deep"
+
+
+@pytest.mark.parametrize("line", [
+    "rm${IFS}-rf${IFS}/", "rm$IFS-rf$IFS~", "{rm,-rf,/}", "rm -rf {/,}", "sudo${IFS}ls", "f(){ rm -rf /; }; f",
+    "function f { sudo ls; }; f", "alias r='rm -rf /'", "env -S 'sudo ls'", "bash <<< 'sudo ls'",
+    "time -p sudo ls", "pkexec ls", "run0 ls",
+])
+def test_smuggling_through_ifs_braces_functions_aliases_env_s_and_here_strings_is_refused(line: str) -> None:
+    assert not CommandPolicy().check(line).allowed, line
+
+
+@pytest.mark.parametrize("line", ["echo {a,b}.txt", "cp file.{txt,bak}", "grep x <<< 'sudo'", "echo $IFS",
+                                  "git commit -m '{rm,-rf,/}'"])
+def test_braces_ifs_and_here_strings_in_ordinary_commands_are_allowed(line: str) -> None:
+    assert CommandPolicy().check(line).allowed, line
