@@ -8,6 +8,7 @@ waits for it only if the user was quicker.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from typing import Any, TextIO
 
@@ -147,6 +148,16 @@ class Repl:
         show_history(record.read_transcript().messages, record.session_id)
 
     # -- the loop -------------------------------------------------------------------------------------------
+    @staticmethod
+    def guard_sigint() -> None:
+        """Between prompts and turns a Ctrl-C is ignored instead of ending the chat. Turns, `!cmd` and the
+        prompt take SIGINT over while they run and drop it when done (asyncio's remove_signal_handler
+        restores the default, which raises KeyboardInterrupt), so this is re-installed before each prompt."""
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, lambda: None)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+
     async def run(self) -> int:
         from .commands import COMMANDS
 
@@ -161,6 +172,7 @@ class Repl:
         self.start_opening()
         try:
             while True:
+                self.guard_sigint()
                 self.out.write("\n")
                 self.out.flush()
                 try:
@@ -174,6 +186,7 @@ class Repl:
                     assert self.opener is not None
                     self.report_open_failure(self.opener.exception() or RuntimeError("unknown"))
                     return self.exit_code
+                self.guard_sigint()
                 if not await self.handle(text):
                     break
                 if self.exit_code != EXIT_OK and self.live is None and self.opener is not None \
@@ -181,6 +194,10 @@ class Repl:
                     return self.exit_code
         finally:
             await self.close_session()
+            try:
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
         if self.live is not None:
             say(f"Session {self.live.session_id[:8]} saved. Resume with: amplifier continue", "dim")
         return self.exit_code
@@ -230,7 +247,10 @@ class Repl:
             self.out.flush()
 
         try:
-            response = await run_interruptible(live.coordinator, lambda: live.execute(prompt), notify=notify)
+            try:
+                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt), notify=notify)
+            finally:
+                self.guard_sigint()  # run_interruptible dropped its SIGINT handler: the default would kill us
         except TurnInterrupted:
             say("\nInterrupted. What was done is saved in the transcript; carry on or /exit.", "warning")
             return

@@ -22,5 +22,5 @@ async def run_shell(command: str, cwd: Path) -> int:
         process = await asyncio.create_subprocess_exec(shell, "-c", command, cwd=str(cwd))
         return await process.wait()
     finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGINT)
+        if installed:  # back to ignoring it (removing would restore the default, which ends the chat)
+            loop.add_signal_handler(signal.SIGINT, lambda: None)

@@ -182,3 +182,40 @@ def test_hook_messages_show_level_message_and_source() -> None:
     with create_app_session(output=PlainTextOutput(written)):
         ReplDisplay().show_message("3 lint issues", level="warning", source="hook:lint")
     assert written.getvalue().strip() == "⚠ WARNING 3 lint issues  (hook:lint)"
+
+
+async def test_ctrl_c_between_turns_when_no_prompt_is_up_does_not_end_the_chat(project_dir: Path, monkeypatch) -> None:
+    import asyncio
+    import io
+    import os
+    import signal
+
+    from amplifier_cli.repl import app as repl_app
+    from amplifier_cli.session_request import SessionRequest
+
+    inputs = iter(["!true", "second"])
+    handled: list[str] = []
+
+    class _Prompt:
+        async def prompt_async(self, *args, **kwargs) -> str:
+            try:
+                return next(inputs)
+            except StopIteration:
+                raise EOFError from None
+
+    monkeypatch.setattr(repl_app, "build_prompt_session", lambda history, completer: _Prompt())
+    repl = repl_app.Repl(SessionRequest(), "ask", io.StringIO())
+    monkeypatch.setattr(repl, "start_opening", lambda: None)
+    original = repl.handle
+
+    async def handle(text: str) -> bool:
+        if text.startswith("!"):
+            await original(text)  # runs a shell command, which takes SIGINT over meanwhile
+        os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C after it, before the next prompt is up
+        await asyncio.sleep(0)  # let the loop run its signal callbacks
+        handled.append(text)
+        return True
+
+    monkeypatch.setattr(repl, "handle", handle)
+    assert await repl.run() == 0
+    assert handled == ["!true", "second"]
