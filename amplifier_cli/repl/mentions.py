@@ -1,4 +1,5 @@
-"""`@path` in a prompt attaches that file's contents (paths relative to the working directory, `~` allowed).
+"""`@path` in a prompt attaches that file's contents (paths relative to the working directory, `~` allowed;
+`@"path with spaces"` or `@'...'` for names with spaces).
 
 A word that does not name a file is left alone when it does not look like a path (`@alice`); when it does
 (`@src/a.py`, `@notes.txt`) the prompt is not sent and the user is told what is missing."""
@@ -10,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MENTION = re.compile(r"(?<![\w`])@([^\s`'\"]+)")
+MENTION = re.compile(r"""(?<![\w`])@(?:"([^"\n]+)"|'([^'\n]+)'|([^\s`'"]+))""")
 MAX_BYTES = 256 * 1024
 
 
@@ -31,13 +32,14 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
     blocks: list[str] = []
     problems: list[str] = []
     for match in MENTION.finditer(text):
-        word = match.group(1).rstrip(".,;:!?)")
+        quoted = match.group(1) or match.group(2)
+        word = quoted if quoted is not None else match.group(3).rstrip(".,;:!?)")
         path = (cwd / os.path.expanduser(word)).resolve()
         if path.is_dir():
             problems.append(f"@{word} is a directory ({path}); mention files, e.g. @{word.rstrip('/')}/README.md")
             continue
         if not path.is_file():
-            if _looks_like_path(word):
+            if quoted is not None or _looks_like_path(word):
                 problems.append(f"@{word}: no such file ({path}, relative to {cwd})")
             continue
         if path in attached:

@@ -219,3 +219,12 @@ async def test_ctrl_c_between_turns_when_no_prompt_is_up_does_not_end_the_chat(p
     monkeypatch.setattr(repl, "handle", handle)
     assert await repl.run() == 0
     assert handled == ["!true", "second"]
+
+
+def test_a_quoted_mention_attaches_a_file_whose_name_has_spaces(tmp_path: Path) -> None:
+    (tmp_path / "my notes.txt").write_text("spaced")
+    expanded = expand_mentions('read @"my notes.txt" please', tmp_path)
+    assert expanded.problems == [] and expanded.attached == [(tmp_path / "my notes.txt").resolve()]
+    assert '<file path="my notes.txt">\nspaced\n</file>' in expanded.prompt
+    missing = expand_mentions("read @'no such file.txt'", tmp_path)
+    assert len(missing.problems) == 1 and "@no such file.txt: no such file" in missing.problems[0]
