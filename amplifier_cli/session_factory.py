@@ -17,6 +17,7 @@ from typing import Any
 
 from amplifier_core import AmplifierSession
 
+from .approval_rules import SAVED_RULES_CAPABILITY, saved_rules
 from .env_refs import expand_for_mount
 from .errors import ConfigError, Problem
 from .module_preflight import check_plan_modules, no_provider_message
@@ -225,6 +226,7 @@ async def open_session(
     coordinator.register_capability("session.working_dir", str(paths.cwd))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
+    coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(settings))
     from .agents import SubAgentSpawner
 
     spawner = SubAgentSpawner(paths, settings)  # session.spawn / session.resume / session.depth / agents.catalog

@@ -52,7 +52,7 @@ class Repl:
         from ..approval_systems import approval_for
         from ..session_factory import open_session
         from ..settings import load_settings
-        from .approval import SAVED_RULES_CAPABILITY, ReplApproval, saved_rules
+        from .approval import ReplApproval
         from .display import ReplDisplay
 
         settings = load_settings(self.paths)
@@ -67,7 +67,7 @@ class Repl:
             settings=settings,
             approval_system=self.approval,
             display_system=ReplDisplay(),
-            capabilities={"ui.output": ui_output, SAVED_RULES_CAPABILITY: saved_rules(settings)},
+            capabilities={"ui.output": ui_output},
         )
         if isinstance(self.approval, ReplApproval):
             self.approval.coordinator = live.coordinator

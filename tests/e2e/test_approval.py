@@ -63,3 +63,19 @@ def test_approval_allow_grants_the_request_and_keeps_stdout_machine_readable(gat
     assert records[-1]["type"] == "result" and records[-1]["response"] == "Wrote gated.txt."
     assert (gated.project / "gated.txt").read_text() == "x\n"
     assert "[approval] approved" in result.stderr
+
+
+def test_a_rule_saved_with_always_allow_applies_to_later_one_shot_runs(e2e) -> None:
+    """The chat saves "Always allow" rules in local settings; a non-interactive run must honour them too."""
+    e2e.profile("approving", provider="scripted", script=SCRIPT, hooks=("hooks-streaming-ui", "hooks-approval"))
+    denied = e2e.run("run", "-P", "approving", "write the file")
+    assert denied.stdout == "The write was denied.\n" and not (e2e.project / "gated.txt").exists()
+
+    (e2e.project / ".amplifier" / "settings.local.yaml").write_text(
+        "approval:\n  rules:\n    - {tool: write_file, args: {file_path: gated.txt}}\n"
+    )
+    allowed = e2e.run("run", "-P", "approving", "write the file")
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stdout == "Wrote gated.txt.\n"
+    assert (e2e.project / "gated.txt").read_text() == "x\n"
+    assert "[approval]" not in allowed.stderr  # nobody was asked

@@ -15,8 +15,9 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from amplifier_cli.approval_rules import save_rule, saved_rules
 from amplifier_cli.paths import AmplifierPaths
-from amplifier_cli.repl.approval import ReplApproval, choose_option, save_rule, saved_rules
+from amplifier_cli.repl.approval import ReplApproval, choose_option
 from amplifier_cli.repl.export import save_transcript
 from amplifier_cli.repl.input import ReplCompleter, history_path
 from amplifier_cli.repl.mentions import expand_mentions
