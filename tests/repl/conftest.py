@@ -30,7 +30,7 @@ hooks:
   - module: hooks-streaming-ui
   - module: hooks-approval
     config:
-      rules: [{tool: bash, command: "sleep *"}]
+      rules: [{tool: bash, command: "sleep *"}, {tool: bash, command: "echo go > *.fifo"}]
 instruction: You are the REPL test assistant.
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -81,12 +82,14 @@ def test_approval_deny_then_allow_once_then_always_allow_is_saved_and_reused(
 
 
 def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continue_shows_it(
-    spawn_chat, fake_api, amplifier_home: Path
+    spawn_chat, fake_api, amplifier_home: Path, chat_project: Path
 ) -> None:
+    running = chat_project / "running.fifo"
+    os.mkfifo(running)
     never = threading.Event()
     fake_api.add(Turn(text_chunks=["stream-start ", "never-shown"], chunk_gate=never),
                  when_last_user_contains="slow-stream")
-    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "sleep 30 && echo slept"})]),
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo go > running.fifo && sleep 30 && echo slept"})]),
                  when_last_user_contains="slow-tool")
     fake_api.add(Turn(text="after-interrupt-answer"), when_last_user_contains="after")
     chat = spawn_chat()
@@ -99,7 +102,8 @@ def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continu
     chat.prompt()
 
     chat.send_line("slow-tool please")
-    chat.expect("sleep 30")  # the tool line: the command is running now
+    chat.expect("sleep 30")  # the tool line
+    _wait_until_read(running)  # the command itself is running now (the tool line comes just before)
     chat.child.sendcontrol("c")
     chat.expect("Stopping after the running tool")
     chat.child.sendcontrol("c")
@@ -236,8 +240,10 @@ def test_file_mentions_shell_commands_and_multi_line_input(spawn_chat, fake_api,
     assert chat.child.exitstatus == 0
 
 
-def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fake_api) -> None:
-    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "touch started.txt && sleep 30"})]),
+def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fake_api, chat_project) -> None:
+    started = chat_project / "started.fifo"
+    os.mkfifo(started)
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo go >> started.fifo && sleep 30"})]),
                  when_last_user_contains="approved-tool")
     fake_api.add(Turn(text="next-turn-answer"), when_last_user_contains="next")
     fake_api.add(Turn(text="never-asked-again"), when_last_tool_result_contains="")
@@ -247,6 +253,9 @@ def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fak
     chat.expect("choose 1-3")
     chat.child.send("1")
     chat.expect("→ Allow once")
+    # Only once the approved command runs is the question surely gone and the terminal back in the turn's
+    # hands (before that, ^C may still be read as a key by the closing question).
+    _wait_until_read(started)
     chat.child.sendcontrol("c")  # the approval question has closed; Ctrl-C belongs to the turn again
     chat.expect("Stopping")
     chat.child.sendcontrol("c")
@@ -299,3 +308,11 @@ def test_output_of_a_parallel_tool_lands_above_an_open_approval_question(spawn_c
     chat.expect("after-both")
     chat.prompt()
     assert chat.exit() == 0
+
+
+def _wait_until_read(fifo: Path) -> None:
+    """Block until a tool's shell command writes to ``fifo`` (proof that it is running)."""
+    reader = threading.Thread(target=fifo.read_text, daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive(), f"nothing was written to {fifo.name}: the command never started"
