@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from .. import events
 from ..llm_errors import LLMError
 from ..message_models import ChatResponse
+from .retry import RetryConfig, retry_with_backoff
 
 EventEmitter = Callable[[str, dict[str, Any]], Awaitable[Any]]
 RetryAnnouncer = Callable[[int, float, LLMError], Awaitable[None]]
@@ -64,6 +65,34 @@ def retry_announcer(emit: EventEmitter, *, provider: str, model: str, max_retrie
         })
 
     return announce
+
+
+async def complete_with_retries(
+    attempt: Callable[[], Awaitable[ChatResponse]],
+    *,
+    emit: EventEmitter,
+    provider: str,
+    model: str,
+    retry: RetryConfig,
+    costs: CostTracker,
+    sleep: Callable[[float], Awaitable[Any]] | None = None,
+) -> ChatResponse:
+    """One provider call as the bundled providers make it: ``attempt`` retried with backoff (each retry
+    announced as ``provider:retry``), the response's cost added to ``costs``, then ``llm:response`` with usage and
+    cost; when the retries run out, an error ``llm:response`` and the error is raised."""
+    started = time.monotonic()
+    announce = retry_announcer(emit, provider=provider, model=model, max_retries=retry.max_retries)
+    try:
+        if sleep is None:
+            response = await retry_with_backoff(attempt, retry, on_retry=announce)
+        else:
+            response = await retry_with_backoff(attempt, retry, on_retry=announce, sleep=sleep)
+    except LLMError as error:
+        await emit(events.LLM_RESPONSE, llm_error_payload(error, provider=provider, model=model, started=started))
+        raise
+    costs.add(response)
+    await emit(events.LLM_RESPONSE, llm_response_payload(response, provider=provider, model=model, started=started))
+    return response
 
 
 class ToolRepair(Protocol):

@@ -6,17 +6,20 @@ import time
 from dataclasses import dataclass
 from decimal import Decimal
 
+import pytest
 from sessionkit import EventLog
 
-from amplifier_core.llm_errors import RateLimitError
+from amplifier_core.llm_errors import AuthenticationError, RateLimitError
 from amplifier_core.message_models import ChatResponse, TextBlock, Usage
 from amplifier_core.utils.provider_support import (
     CostTracker,
     RepairAnnouncer,
+    complete_with_retries,
     llm_error_payload,
     llm_response_payload,
     retry_announcer,
 )
+from amplifier_core.utils.retry import RetryConfig
 
 
 def answer(usage: Usage | None = None, **metadata: object) -> ChatResponse:
@@ -97,3 +100,40 @@ async def test_repair_announcer_announces_each_repaired_call_once_across_request
         ("provider:tool_sequence_repaired", {"provider": "p", "repair_count": 1,
                                              "repairs": [{"tool_call_id": "c2", "tool_name": "bash"}]}),
     ]
+
+
+async def test_complete_with_retries_announces_each_retry_then_reports_and_prices_the_answer():
+    log, costs, waits = EventLog(), CostTracker(), []
+    outcomes = [RateLimitError("slow down", retry_after=2.0), answer(Usage(
+        input_tokens=3, output_tokens=1, total_tokens=4, cost_usd=Decimal("0.5")))]
+
+    async def attempt() -> ChatResponse:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def record_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    response = await complete_with_retries(attempt, emit=log.emit, provider="p", model="m",
+                                           retry=RetryConfig(max_retries=2, jitter=0.0), costs=costs,
+                                           sleep=record_wait)
+    assert response.text == "hi" and waits == [2.0]
+    assert log.names() == ["provider:retry", "llm:response"]
+    assert log.of("provider:retry")[0]["attempt"] == 1 and log.of("llm:response")[0]["cost_usd"] == "0.5"
+    assert costs.session_cost() == {"cost_usd": "0.5"}
+
+
+async def test_complete_with_retries_reports_an_error_response_and_raises_when_retries_cannot_help():
+    log, costs = EventLog(), CostTracker()
+
+    async def attempt() -> ChatResponse:
+        raise AuthenticationError("bad key; set THE_KEY")
+
+    with pytest.raises(AuthenticationError):
+        await complete_with_retries(attempt, emit=log.emit, provider="p", model="m", retry=RetryConfig(),
+                                    costs=costs)
+    [report] = log.of("llm:response")
+    assert report["status"] == "error" and report["error_type"] == "AuthenticationError"
+    assert log.names() == ["llm:response"]

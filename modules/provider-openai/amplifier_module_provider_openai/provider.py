@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,12 +20,10 @@ from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
 from amplifier_core.utils.provider_support import (
     CostTracker,
     RepairAnnouncer,
-    llm_error_payload,
-    llm_response_payload,
-    retry_announcer,
+    complete_with_retries,
     utf8_safe,
 )
-from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
+from amplifier_core.utils.retry import RetryConfig
 
 from .chat_convert import (
     chat_response_from_completion,
@@ -165,26 +162,15 @@ class OpenAIProvider:
             "api": self.config.api,
         })
         self.client()  # import the SDK and build the client outside the timed window
-        started = time.monotonic()
 
         async def attempt() -> ChatResponse:
-            return await self._call_once(params, context, stream)
+            response = await self._call_once(params, context, stream)
+            if response.usage is not None:
+                response.usage.cost_usd = cost_usd(model, response.usage)
+            return response
 
-        announce_retry = retry_announcer(self._emit, provider=self.name, model=model,
-                                         max_retries=self.config.max_retries)
-        try:
-            response = await retry_with_backoff(attempt, self._retry_config(), on_retry=announce_retry,
-                                                sleep=self.retry_sleep)
-        except LLMError as error:
-            await self._emit(events.LLM_RESPONSE,
-                             llm_error_payload(error, provider=self.name, model=model, started=started))
-            raise
-        if response.usage is not None:
-            response.usage.cost_usd = cost_usd(model, response.usage)
-        self._costs.add(response)
-        await self._emit(events.LLM_RESPONSE,
-                         llm_response_payload(response, provider=self.name, model=model, started=started))
-        return response
+        return await complete_with_retries(attempt, emit=self._emit, provider=self.name, model=model,
+                                           retry=self._retry_config(), costs=self._costs, sleep=self.retry_sleep)
 
     def _retry_config(self) -> RetryConfig:
         return RetryConfig(
