@@ -40,22 +40,14 @@ class ValidationCheck:
         return {"name": self.name, "passed": self.passed, "message": self.message, "severity": self.severity}
 
 
-@dataclass
-class ValidationResult:
-    """Named checks of one module. It passes when no error-severity check failed (warnings do not fail it)."""
+class CheckTally:
+    """What every list of named checks answers: it passes when no error-severity check failed (warnings do
+    not fail it). Shared by ValidationResult and MountPlanValidationResult, which each hold ``checks``."""
 
-    module_type: str
-    module_path: str
-    checks: list[ValidationCheck] = field(default_factory=list)
+    checks: list[ValidationCheck]
 
     def add(self, check: ValidationCheck) -> None:
         self.checks.append(check)
-
-    def ok(self, name: str, message: str) -> None:
-        self.checks.append(ValidationCheck(name, True, message, "info"))
-
-    def fail(self, name: str, message: str, severity: Severity = "error") -> None:
-        self.checks.append(ValidationCheck(name, False, message, severity))
 
     @property
     def passed(self) -> bool:
@@ -70,7 +62,25 @@ class ValidationResult:
         return [check for check in self.checks if not check.passed and check.severity == "warning"]
 
     def summary(self) -> str:
-        return summarize(self.checks, self.passed)
+        n_passed = sum(1 for check in self.checks if check.passed)
+        verdict = "PASSED" if self.passed else "FAILED"
+        return (f"{verdict}: {n_passed}/{len(self.checks)} checks passed "
+                f"({len(self.errors)} errors, {len(self.warnings)} warnings)")
+
+
+@dataclass
+class ValidationResult(CheckTally):
+    """Named checks of one module."""
+
+    module_type: str
+    module_path: str
+    checks: list[ValidationCheck] = field(default_factory=list)
+
+    def ok(self, name: str, message: str) -> None:
+        self.checks.append(ValidationCheck(name, True, message, "info"))
+
+    def fail(self, name: str, message: str, severity: Severity = "error") -> None:
+        self.checks.append(ValidationCheck(name, False, message, severity))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape ``amplifier module validate --output json`` prints."""
@@ -80,14 +90,6 @@ class ValidationResult:
             "passed": self.passed,
             "checks": [check.to_dict() for check in self.checks],
         }
-
-
-def summarize(checks: list[ValidationCheck], passed: bool) -> str:
-    n_passed = sum(1 for check in checks if check.passed)
-    n_errors = sum(1 for check in checks if not check.passed and check.severity == "error")
-    n_warnings = sum(1 for check in checks if not check.passed and check.severity == "warning")
-    verdict = "PASSED" if passed else "FAILED"
-    return f"{verdict}: {n_passed}/{len(checks)} checks passed ({n_errors} errors, {n_warnings} warnings)"
 
 
 # -- callable shape helpers -------------------------------------------------------------------------------

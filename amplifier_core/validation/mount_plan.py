@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Severity, ValidationCheck, summarize
+from .base import CheckTally, Severity, ValidationCheck
 
 _MODULE_LISTS = ("providers", "tools", "hooks")
 _SESSION_MODULES = ("orchestrator", "context")
@@ -19,26 +19,8 @@ _EXPECTED_SHAPE = "{'module': 'module-id', 'source': 'optional source', 'config'
 
 
 @dataclass
-class MountPlanValidationResult:
+class MountPlanValidationResult(CheckTally):
     checks: list[ValidationCheck] = field(default_factory=list)
-
-    def add(self, check: ValidationCheck) -> None:
-        self.checks.append(check)
-
-    @property
-    def passed(self) -> bool:
-        return not self.errors
-
-    @property
-    def errors(self) -> list[ValidationCheck]:
-        return [check for check in self.checks if not check.passed and check.severity == "error"]
-
-    @property
-    def warnings(self) -> list[ValidationCheck]:
-        return [check for check in self.checks if not check.passed and check.severity == "warning"]
-
-    def summary(self) -> str:
-        return summarize(self.checks, self.passed)
 
     def format_errors(self) -> str:
         if not self.errors:
