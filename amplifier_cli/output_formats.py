@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
-from decimal import Decimal
 from typing import Any, TextIO
 
 from amplifier_core import HookResult
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return str(value)
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    return str(value)
+from amplifier_core.models import json_default
 
 
 def write_json_line(stream: TextIO, payload: dict[str, Any]) -> None:
-    stream.write(json.dumps(payload, ensure_ascii=False, default=_default) + "\n")
+    stream.write(json.dumps(payload, ensure_ascii=False, default=json_default) + "\n")
     stream.flush()
 
 

@@ -12,7 +12,9 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from .sanitize import strip_control_chars
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """``json.dumps(default=...)`` for what modules put in messages and results: pydantic models as their JSON
+    dump, Decimals and anything else as text."""
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, BaseModel):
@@ -44,7 +46,7 @@ class ToolResult(BaseModel):
         """The text an LLM sees: JSON for dicts/lists, ``str()`` otherwise, sanitized of control characters."""
         if self.output is not None:
             if isinstance(self.output, (dict, list)):
-                text = json.dumps(self.output, default=_json_default, ensure_ascii=False)
+                text = json.dumps(self.output, default=json_default, ensure_ascii=False)
             else:
                 text = str(self.output)
             return strip_control_chars(text)

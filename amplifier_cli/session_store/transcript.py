@@ -13,14 +13,11 @@ from typing import Any
 INTERRUPTED_RESULT = "[interrupted: this tool call did not finish because the session stopped]"
 
 
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    return str(value)
-
-
 def encode_message(message: dict[str, Any]) -> str:
-    return json.dumps(message, ensure_ascii=False, default=_json_default)
+    # Imported here: the kernel is loaded whenever a session writes, but `session list` must not pay for it.
+    from amplifier_core.models import json_default
+
+    return json.dumps(message, ensure_ascii=False, default=json_default)
 
 
 class TranscriptWriter:

@@ -18,6 +18,7 @@ from typing import IO, Any
 from amplifier_module_context_simple import SimpleContextConfig, SimpleContextManager
 from pydantic import model_validator
 
+from amplifier_core.models import json_default
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
 
 __amplifier_module_type__ = "context"
@@ -47,13 +48,6 @@ class PersistentContextConfig(SimpleContextConfig):
         return raw
 
 
-def _json_default(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
-    return str(value)
-
-
 # Characters str.splitlines() treats as line breaks that json.dumps(ensure_ascii=False) leaves raw.
 _LINE_BREAK_ESCAPES = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
 
@@ -61,7 +55,7 @@ _LINE_BREAK_ESCAPES = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "
 def encode_message(message: dict[str, Any]) -> str:
     """One JSONL line (with its newline). Every line break inside strings is escaped, so each physical line
     holds exactly one message for any reader (including ones that split on Unicode line separators)."""
-    encoded = json.dumps(message, ensure_ascii=False, default=_json_default)
+    encoded = json.dumps(message, ensure_ascii=False, default=json_default)
     return encoded.translate(_LINE_BREAK_ESCAPES) + "\n"
 
 
