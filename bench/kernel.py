@@ -204,6 +204,51 @@ async def bench_execute(resolver: BenchResolver, tools: bool, repeats: int) -> f
         await session.cleanup()
 
 
+def growing_plan(tools: bool) -> dict[str, Any]:
+    """The bundled loop-basic and context-simple (found by entry point) with the instant provider."""
+    return {
+        "session": {"orchestrator": "loop-basic", "context": "context-simple"},
+        "providers": [{"module": "provider-bench", "config": {"tool_every_turn": tools}}],
+        "tools": [{"module": "tool-bench"}] if tools else [],
+    }
+
+
+async def bench_growing_history(root: Path, tools: bool, turns: int) -> tuple[float, float]:
+    """Mean seconds per turn of the first 100 and the last 100 of ``turns`` turns in one session whose history
+    keeps growing (2 messages per text turn, 4 per tool turn): the cost of a long conversation."""
+    paths = [str(root / module_id) for module_id in MODULES]
+    sys.path[:0] = paths
+    session = AmplifierSession(growing_plan(tools))
+    try:
+        await session.initialize()
+        durations = []
+        for _ in range(turns):
+            start = time.perf_counter()
+            await session.execute("hello")
+            durations.append(time.perf_counter() - start)
+        window = min(100, turns // 2)
+        return statistics.fmean(durations[:window]), statistics.fmean(durations[-window:])
+    finally:
+        await session.cleanup()
+        del sys.path[: len(paths)]
+
+
+async def growing_rows(root: Path, quick: bool) -> list[tuple[str, float]]:
+    """Medians over several sessions of 1000 turns (one with --quick) of the first/last 100-turn means."""
+    sessions = 1 if quick else 5
+    rows = []
+    for tools, label in ((False, "text turn"), (True, "turn with one tool call")):
+        firsts, lasts = [], []
+        for _ in range(sessions):
+            first, last = await bench_growing_history(root, tools, 1000)
+            firsts.append(first)
+            lasts.append(last)
+        first, last = statistics.median(firsts), statistics.median(lasts)
+        rows.append((f"1000 turns, {label}: first 100", first))
+        rows.append((f"  last 100 (x{last / first:.2f})", last))
+    return rows
+
+
 async def bench_emit(handlers: int, repeats: int) -> float:
     hooks = HookRegistry()
     hooks.set_default_fields(session_id="bench", parent_id=None)
@@ -255,6 +300,7 @@ async def main(quick: bool) -> None:
             ("execute() per turn, one tool call", await bench_execute(resolver, True, repeats)),
             ("HookRegistry.emit, 1 handler", await bench_emit(1, repeats)),
             ("HookRegistry.emit, 10 handlers", await bench_emit(10, repeats)),
+            *await growing_rows(root, quick),
         ]
     print(f"machine: {machine()}")
     print(f"{'benchmark':<52} {'median':>11}")

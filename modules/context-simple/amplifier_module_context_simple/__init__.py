@@ -1,13 +1,14 @@
 """context-simple: in-memory conversation history with non-destructive, budget-driven compaction.
 
 ``get_messages_for_request()`` returns a compacted *view* when the history is over budget; the stored history
-is never changed by compaction. ``SimpleContextManager`` is also the base of context-persistent, which imports
+is never changed by compaction. Stored messages are read-only and shared by every request (see
+``amplifier_core.read_only_messages``), so a request costs the same at turn 1000 as at turn 10.
+``SimpleContextManager`` is also the base of context-persistent, which imports
 this package as a library (the one sanctioned cross-module import; see the README).
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -15,10 +16,11 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_core.read_only_messages import RequestMessages, freeze, read_only_model, thaw
 
 from .budget import provider_budget, resolve_budget
-from .compaction import ViewPlan, plan_from_cut, plan_view, split_units
-from .message_copy import copy_tree
+from .compaction import ViewPlan, plan_view, split_units
+from .history import History
 from .token_estimate import estimate_message_tokens
 
 __amplifier_module_type__ = "context"
@@ -81,14 +83,12 @@ def _timestamp() -> str:
 
 
 def stamp_message(message: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``message`` (sharing nothing mutable with the caller's) with ``metadata.timestamp`` set
-    when absent."""
-    stamped = copy_tree(message)
-    metadata = stamped.get("metadata")
+    """``message`` with ``metadata.timestamp`` set when absent (a shallow copy then; the caller's dict is never
+    changed). The history freezes the result, which copies whatever is still mutable."""
+    metadata = message.get("metadata")
     if isinstance(metadata, dict) and "timestamp" in metadata:
-        return stamped
-    stamped["metadata"] = {**(metadata if isinstance(metadata, dict) else {}), "timestamp": _timestamp()}
-    return stamped
+        return message
+    return {**message, "metadata": {**(metadata if isinstance(metadata, dict) else {}), "timestamp": _timestamp()}}
 
 
 class SimpleContextManager:
@@ -98,9 +98,17 @@ class SimpleContextManager:
         self.config = config or SimpleContextConfig()
         self._hooks = hooks
         self._max_tokens_is_cap = "max_tokens" in self.config.model_fields_set
-        self._messages: list[dict[str, Any]] = []
-        self._estimates: list[int] = []
+        self._history = History()
         self._sticky_cut: int | None = None
+
+    @property
+    def _messages(self) -> list[dict[str, Any]]:
+        """The stored (read-only) messages, for subclasses."""
+        return self._history.messages
+
+    @property
+    def _estimates(self) -> list[int]:
+        return self._history.estimates
 
     # -- storage hooks for subclasses (context-persistent writes its file here) ----------------------
     def _persist_append(self, message: dict[str, Any]) -> None:
@@ -109,9 +117,10 @@ class SimpleContextManager:
     def _persist_replace(self) -> None:
         """Called after the whole history was replaced (set_messages, clear)."""
 
-    def _load(self, messages: list[dict[str, Any]]) -> None:
-        self._messages = messages
-        self._estimates = [estimate_message_tokens(message) for message in messages]
+    def _load(self, messages: list[dict[str, Any]], *, validated: bool = False) -> None:
+        """Seed the history. ``validated=True`` says the messages were validated when first stored (a resume):
+        their models are then built only when a request first includes them."""
+        self._history = History(messages, validate=not validated)
         self._sticky_cut = None
 
     # -- the ContextManager protocol -----------------------------------------------------------------
@@ -121,22 +130,21 @@ class SimpleContextManager:
             logger.warning("context: ignoring a %s passed to add_message; messages are dicts",
                            type(message).__name__)
             return
-        stored = stamp_message(message)
-        self._messages.append(stored)
-        self._estimates.append(estimate_message_tokens(stored))
+        stored = self._history.append(stamp_message(message))
         self._persist_append(stored)
 
     async def get_messages(self) -> list[dict[str, Any]]:
-        """The full, uncompacted history (a deep copy: changing it does not change the context)."""
-        return copy.deepcopy(self._messages)
+        """The full, uncompacted history (a mutable deep copy: changing it does not change the context)."""
+        return thaw(self._history.messages)
 
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
-        """Replace the history (used on resume)."""
-        kept = [copy_tree(message) for message in messages if isinstance(message, dict)]
+        """Replace the history (used on resume). Messages are not validated again here: each one is when a
+        request first includes it."""
+        kept = [message for message in messages if isinstance(message, dict)]
         if len(kept) != len(messages):
             logger.warning("context: set_messages skipped %d entries that are not dicts",
                            len(messages) - len(kept))
-        self._load(kept)
+        self._load(kept, validated=True)
         self._persist_replace()
 
     async def clear(self) -> None:
@@ -149,27 +157,27 @@ class SimpleContextManager:
         compacted to ``target_usage`` x budget (reused while it still fits, so the prefix stays stable)."""
         budget = await resolve_budget(token_budget, provider, self.config.max_tokens, self._max_tokens_is_cap,
                                       self.config.safety_margin_tokens)
-        total = sum(self._estimates)
+        history = self._history
         trigger = int(budget * self.config.compact_threshold)
-        if total <= trigger:
+        if history.total <= trigger:
             self._sticky_cut = None
-            return [copy_tree(message) for message in self._messages]
-        pairs = zip(self._messages, self._estimates, strict=True)
-        system_tokens = sum(estimate for message, estimate in pairs if message.get("role") == "system")
+            return history.everything()
         plan: ViewPlan | None = None
         if self._sticky_cut is not None:
-            plan = plan_from_cut(self._messages, self._estimates, self._sticky_cut, system_tokens)
-            if plan is not None and plan.tokens > trigger:
-                plan = None
+            unit_index = history.unit_index_at(self._sticky_cut)
+            if unit_index is not None:
+                plan = history.plan(unit_index)
+                if plan.tokens > trigger:
+                    plan = None
         if plan is None:
-            plan = await self._compact(budget, total, system_tokens)
+            plan = await self._compact(budget, history.total, history.system_tokens)
         return self._render(plan)
 
     async def _compact(self, budget: int, total: int, system_tokens: int) -> ViewPlan:
         await self._emit(PRE_COMPACT, {"message_count": len(self._messages), "token_count": total,
                                        "budget": budget})
         target = int(budget * self.config.target_usage)
-        plan = plan_view(self._messages, self._estimates, target, system_tokens)
+        plan = plan_view(self._messages, self._estimates, target, system_tokens, units=self._history.units)
         self._sticky_cut = plan.cut
         if plan.tokens > budget:
             logger.warning("context: even the minimal view (system messages, latest user message, newest "
@@ -184,18 +192,23 @@ class SimpleContextManager:
         return plan
 
     def _render(self, plan: ViewPlan) -> list[dict[str, Any]]:
-        view = [copy_tree(self._messages[index]) for index in plan.indices]
-        if self.config.compaction_notice and plan.omitted:
-            note = {
-                "role": "system",
-                "content": f"[{plan.omitted} earlier messages of this conversation were omitted from this "
-                           "request to fit the context window.]",
-                "metadata": {"source": NOTICE_SOURCE},
-            }
-            insert_at = next((position for position, message in enumerate(view)
-                              if message.get("role") != "system"), len(view))
-            view.insert(insert_at, note)
-        return view
+        view = self._history.view(plan)
+        if not (self.config.compaction_notice and plan.omitted):
+            return view
+        note = freeze({
+            "role": "system",
+            "content": f"[{plan.omitted} earlier messages of this conversation were omitted from this "
+                       "request to fit the context window.]",
+            "metadata": {"source": NOTICE_SOURCE},
+        })
+        insert_at = next((position for position, message in enumerate(view)
+                          if message.get("role") != "system"), len(view))
+        models = view.models()
+        if models is not None:
+            models.insert(insert_at, read_only_model(note))
+        messages = list(view)
+        messages.insert(insert_at, note)
+        return RequestMessages(messages, models)
 
     async def _emit(self, event: str, data: dict[str, Any]) -> None:
         if self._hooks is None:
@@ -208,7 +221,7 @@ class SimpleContextManager:
     # -- optional protocol members probed by conformance suites ------------------------------------
     async def _should_compact(self) -> bool:
         """Whether a request with the configured ``max_tokens`` budget would get a compacted view."""
-        return sum(self._estimates) > int(self.config.max_tokens * self.config.compact_threshold)
+        return self._history.total > int(self.config.max_tokens * self.config.compact_threshold)
 
     async def _compact_internal(self) -> None:
         """Nothing to do: compaction only ever shapes request views; the stored history stays whole."""

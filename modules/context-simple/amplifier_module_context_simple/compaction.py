@@ -97,11 +97,13 @@ def _last_user_unit(units: list[Unit]) -> int | None:
 
 
 def plan_view(messages: Sequence[dict[str, Any]], estimates: Sequence[int], target_tokens: int,
-              system_tokens: int) -> ViewPlan:
+              system_tokens: int, units: list[Unit] | None = None) -> ViewPlan:
     """Keep system messages, the latest user message, the newest unit, and as many of the most recent units
     as fit in ``target_tokens``. The kept tail starts at a user message when one is available, so the view
-    never opens with an assistant turn or a tool result whose call was dropped."""
-    units = split_units(messages, estimates)
+    never opens with an assistant turn or a tool result whose call was dropped. ``units`` are
+    ``split_units(messages, estimates)`` when the caller keeps them already."""
+    if units is None:
+        units = split_units(messages, estimates)
     if not units:
         return _plan(messages, units, 0, system_tokens, None)
     last_user = _last_user_unit(units)

@@ -95,28 +95,77 @@ async def test_changing_returned_messages_does_not_change_history():
     manager = SimpleContextManager()
     await manager.add_message(assistant("keep"))
     returned = await manager.get_messages()
-    returned[0]["content"][0]["text"] = "changed"
+    returned[0]["content"][0]["text"] = "changed"  # get_messages() is the caller's own mutable copy
     view = await manager.get_messages_for_request()
-    view[0]["role"] = "user"
+    with pytest.raises(TypeError, match="read-only"):
+        view[0]["role"] = "user"  # a request view shares the stored messages, which refuse changes
     assert (await manager.get_messages())[0]["content"][0]["text"] == "keep"
     assert (await manager.get_messages())[0]["role"] == "assistant"
 
 
-async def test_changing_nested_content_of_a_request_view_does_not_change_history():
-    """Providers mark blocks in place (e.g. cache_control on the last block): a view must not share them."""
+MUTATIONS = {
+    "mark a block": lambda message: message["content"][0].__setitem__("cache_control", {"type": "ephemeral"}),
+    "append a block": lambda message: message["content"].append({"type": "text", "text": "added"}),
+    "sort blocks": lambda message: message["content"].sort(key=str),
+    "change a tool argument": lambda message: message["tool_calls"][0]["arguments"].update(path="elsewhere"),
+    "touch metadata": lambda message: message["metadata"].setdefault("touched", True),
+    "drop a key": lambda message: message.pop("content"),
+    "replace content in place": lambda message: message["content"].__iadd__([{"type": "text", "text": "x"}]),
+}
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS.values(), ids=MUTATIONS.keys())
+async def test_changing_nested_content_of_a_request_view_raises_and_leaves_history_whole(mutation):
+    """Providers mark blocks in place (e.g. cache_control on the last block): views share the stored messages
+    instead of copying them, so every change is refused, in full and in compacted views."""
     for manager, turns in ((SimpleContextManager(), 1), (small_manager()[0], 12)):
         await filled(manager, turns)
         before = await manager.get_messages()
         view = await manager.get_messages_for_request()
         assert len(view) < len(before) if turns > 1 else len(view) == len(before)
-        for message in view:
-            if isinstance(message.get("content"), list):
-                message["content"][0]["cache_control"] = {"type": "ephemeral"}
-                message["content"].append({"type": "text", "text": "added"})
-            for tool_call in message.get("tool_calls") or []:
-                tool_call["arguments"]["path"] = "elsewhere"
-            message.get("metadata", {})["touched"] = True
+        targets = [message for message in view if message.get("tool_calls") and message.get("metadata")]
+        assert targets
+        for message in targets:
+            with pytest.raises(TypeError, match="read-only"):
+                mutation(message)
         assert await manager.get_messages() == before
+
+
+async def test_copies_of_view_messages_are_free_to_change():
+    import copy
+
+    manager = SimpleContextManager()
+    await filled(manager, 2)
+    before = await manager.get_messages()
+    view = await manager.get_messages_for_request()
+    deep = copy.deepcopy(view[2])
+    deep["content"][0]["cache_control"] = {"type": "ephemeral"}
+    shallow = dict(view[2])
+    shallow["role"] = "user"
+    view.append({"role": "user", "content": "only in this request"})  # the list itself is the caller's
+    assert await manager.get_messages() == before
+    assert len(await manager.get_messages_for_request()) == len(before)
+
+
+async def test_request_models_are_shared_read_only_and_validated_once(monkeypatch):
+    """The loop's ChatRequest reuses the models built when each message arrived; they refuse changes too."""
+    from amplifier_core import read_only_messages
+    from amplifier_core.message_models import Message
+
+    manager = SimpleContextManager()
+    await filled(manager, 3)
+    validations = []
+    real = Message.model_validate
+    monkeypatch.setattr(Message, "model_validate", lambda *a, **k: validations.append(1) or real(*a, **k))
+    first = read_only_messages.request_models(await manager.get_messages_for_request())
+    second = read_only_messages.request_models(await manager.get_messages_for_request())
+    assert validations == []
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    with pytest.raises(TypeError, match="read-only"):
+        first[2].content[0].text = "changed"
+    with pytest.raises(TypeError, match="read-only"):
+        first[2].content.append(first[2].content[0])
+    assert first[2] == Message.model_validate((await manager.get_messages())[2])
 
 
 async def test_changing_a_message_after_adding_it_does_not_change_history():
@@ -389,7 +438,7 @@ async def test_each_message_is_estimated_once_however_many_requests(monkeypatch)
         calls.append(1)
         return real(message)
 
-    monkeypatch.setattr(context_simple, "estimate_message_tokens", counting)
+    monkeypatch.setattr(context_simple.history, "estimate_message_tokens", counting)
     manager, _ = small_manager()
     await filled(manager, 10)
     for _ in range(5):

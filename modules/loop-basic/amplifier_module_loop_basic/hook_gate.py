@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from amplifier_core.message_models import Message
 from amplifier_core.models import HookResult
 
 logger = logging.getLogger(__name__)
@@ -67,17 +68,15 @@ class HookGate:
         return processed
 
 
-def with_ephemeral(messages: list[dict[str, Any]], injections: list[EphemeralInjection]) -> list[dict[str, Any]]:
-    """A copy of ``messages`` with the injections applied: appended to the last tool result's text when asked
-    and the last message is one, else added as a message with the injection's role. Nothing is stored."""
-    if not injections:
-        return messages
-    result = list(messages)
+def with_ephemeral(messages: list[Message], injections: list[EphemeralInjection]) -> list[Message]:
+    """``messages`` (the request's own list, changed in place and returned) with the injections applied:
+    appended to the last tool result's text when asked and the last message is one, else added as a message
+    with the injection's role. Nothing is stored; the shared read-only models are replaced, never changed."""
     for injection in injections:
-        last = result[-1] if result else None
-        if (injection.append_to_last_tool_result and isinstance(last, dict) and last.get("role") == "tool"
-                and isinstance(last.get("content"), str)):
-            result[-1] = {**last, "content": f"{last['content']}\n\n{injection.content}"}
+        last = messages[-1] if messages else None
+        if (injection.append_to_last_tool_result and last is not None and last.role == "tool"
+                and isinstance(last.content, str)):
+            messages[-1] = last.model_copy(update={"content": f"{last.content}\n\n{injection.content}"})
         else:
-            result.append({"role": injection.role, "content": injection.content})
-    return result
+            messages.append(Message.model_validate({"role": injection.role, "content": injection.content}))
+    return messages

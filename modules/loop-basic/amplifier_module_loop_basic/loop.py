@@ -18,6 +18,7 @@ from amplifier_core import events
 from amplifier_core.cancellation import CancellationToken
 from amplifier_core.llm_errors import LLMError
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolSpec
+from amplifier_core.read_only_messages import request_models
 
 from .block_events import announce_blocks
 from .config import LoopConfig
@@ -200,14 +201,16 @@ class AgentLoop:
         return planned_calls(raw)
 
     # -- provider calls ------------------------------------------------------------------------------
-    async def _request_messages(self, turn: _Turn) -> list[dict[str, Any]]:
+    async def _request_messages(self, turn: _Turn) -> list[Message]:
+        """The request's messages as models: the context's ready, shared read-only models when it has them
+        (context-simple), else each message validated."""
         getter = getattr(turn.context, "get_messages_for_request", None)
         if getter is None:
-            return list(await turn.context.get_messages())
+            return request_models(await turn.context.get_messages())
         try:
-            return list(await getter(provider=turn.choice.provider))
+            return request_models(await getter(provider=turn.choice.provider))
         except TypeError:
-            return list(await getter())
+            return request_models(await getter())
 
     async def _call_provider(self, turn: _Turn, tool_specs: list[ToolSpec], *, wrap_up: bool = False
                              ) -> ChatResponse | None:
@@ -223,9 +226,9 @@ class AgentLoop:
             raise _RequestDenied(verdict.reason or "a hook denied the provider request")
         messages = with_ephemeral(await self._request_messages(turn), turn.gate.take_ephemeral())
         if wrap_up:
-            messages.append({"role": "user", "content": WRAP_UP_REMINDER})
+            messages.append(Message(role="user", content=WRAP_UP_REMINDER))
         request = ChatRequest(
-            messages=[Message.model_validate(message) for message in messages],
+            messages=[],
             tools=tool_specs or None,
             tool_choice="none" if wrap_up and tool_specs else None,
             stream=self.stream,
@@ -233,6 +236,8 @@ class AgentLoop:
             reasoning_effort=self.config.reasoning_effort,
             max_output_tokens=self.config.max_output_tokens,
         )
+        request.messages = messages  # already Message models: validating the whole history again per call is
+        # what made long sessions slow (ChatRequest does not validate on assignment)
         options = {"extended_thinking": True} if self.config.extended_thinking else {}
         turn.calls_made += 1
         task = asyncio.ensure_future(choice.provider.complete(request, **options))
