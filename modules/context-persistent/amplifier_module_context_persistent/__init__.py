@@ -94,7 +94,7 @@ class PersistentContextManager(SimpleContextManager):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
             messages = read_jsonl_messages(self.path)
-            self._load(messages)
+            self._load(messages, validated=True)  # validated when they were first added
             self.loaded_from_file = bool(messages)
             if messages:
                 logger.info("context-persistent: resumed %d messages from %s", len(messages), self.path)
