@@ -60,15 +60,19 @@ class ReadOnlyList(list):
         return (ReadOnlyList, (list(self),))
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def freeze(value: Any) -> Any:
     """``value`` with every dict and list rebuilt read-only (JSON-shaped data; read-only parts are reused).
     Other objects are kept as they are, as a copy of the message would have kept them."""
-    if type(value) is ReadOnlyDict or type(value) is ReadOnlyList:
+    kind = type(value)
+    if kind in _SCALARS or kind is ReadOnlyDict or kind is ReadOnlyList:
         return value
     if isinstance(value, dict):
-        return ReadOnlyDict({key: freeze(item) for key, item in value.items()})
+        return ReadOnlyDict({key: item if type(item) in _SCALARS else freeze(item) for key, item in value.items()})
     if isinstance(value, list | tuple):
-        return ReadOnlyList([freeze(item) for item in value])
+        return ReadOnlyList([item if type(item) in _SCALARS else freeze(item) for item in value])
     return value
 
 
@@ -133,17 +137,20 @@ def _plain_model(model: BaseModel) -> BaseModel:
 
 
 def _seal(value: Any) -> Any:
+    """Make ``value`` read-only in place (models: class swapped, containers replaced); returns it."""
+    kind = type(value)
+    if kind in _SCALARS or kind is ReadOnlyDict or kind is ReadOnlyList:
+        return value
     if isinstance(value, BaseModel):
-        if type(value) not in _PLAIN_CLASS:
+        if kind not in _PLAIN_CLASS:
             fields = value.__dict__
             for key, item in fields.items():
-                fields[key] = _seal(item)
+                if type(item) not in _SCALARS:
+                    fields[key] = _seal(item)
             extra = value.__pydantic_extra__
             if extra:
                 object.__setattr__(value, "__pydantic_extra__", ReadOnlyDict({k: _seal(v) for k, v in extra.items()}))
-            object.__setattr__(value, "__class__", _read_only_class(type(value)))
-        return value
-    if type(value) is ReadOnlyDict or type(value) is ReadOnlyList:
+            object.__setattr__(value, "__class__", _READ_ONLY_CLASS.get(kind) or _read_only_class(kind))
         return value
     if isinstance(value, dict):
         return ReadOnlyDict({key: _seal(item) for key, item in value.items()})

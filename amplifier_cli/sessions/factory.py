@@ -254,7 +254,11 @@ async def _restore_context(live: LiveSession) -> None:
             f"{record.transcript_path}: {repairs} tool call(s) never got a result (the session stopped "
             "mid-turn); marked them interrupted"
         )
-    await live.coordinator.get("context").set_messages(messages)
+    context = live.coordinator.get("context")
+    if isinstance(context, RecordingContext) and not repairs and not read.warnings:
+        await context.restore(messages)  # the transcript already holds them: no rewrite of a long file
+    else:
+        await context.set_messages(messages)
     from .instructions import instruction_files_in
 
     live.instruction_files = instruction_files_in(messages)

@@ -177,3 +177,50 @@ def test_a_session_with_unreadable_metadata_is_reported_not_silently_hidden(tmp_
         message = str(caught.value)
         assert str(bad.directory / "metadata.json") in message and "not valid JSON" in message
         assert "transcript" in message  # says the messages are still there
+
+
+@pytest.mark.parametrize("lines", [
+    ['{"role": "user", "content": "a"}, {"role": "user", "content": "b"}', '{"role": "assistant", "content": "c"}'],
+    ['{"role": "user", "content": "a"', '}'],
+    ['{"role": "user", "content": "a"}', '42'],
+])
+def test_lines_that_only_parse_together_are_still_reported_line_by_line(tmp_path: Path, lines: list[str]) -> None:
+    """The whole file is parsed in one call when every line is a message; anything else falls back to
+    line-by-line parsing, so a line is never accepted because of its neighbours."""
+    path = tmp_path / "transcript.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    read = read_transcript(path)
+    assert read.warnings
+    expected = [json.loads(line) for line in lines if _is_message(line)]
+    assert read.messages == expected
+
+
+def _is_message(line: str) -> bool:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "role" in value
+
+
+def test_a_long_transcript_with_windows_line_ends_and_unicode_separators_reads_whole(tmp_path: Path) -> None:
+    messages = [{"role": "user", "content": f"line {n} \u2028 sep \u0085"} for n in range(500)]
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes("".join(json.dumps(m, ensure_ascii=False) + "\r\n" for m in messages).encode())
+    read = read_transcript(path)
+    assert read.messages == messages and read.warnings == []
+
+
+async def test_restore_hands_messages_to_the_context_without_rewriting_the_transcript(tmp_path: Path) -> None:
+    record = _store(tmp_path).create(cwd=tmp_path, project=tmp_path)
+    for text in ("one", "two"):
+        record.writer.append({"role": "user", "content": text})
+    before = record.transcript_path.stat()
+    inner = _ListContext()
+    context = RecordingContext(inner, record.writer)
+    await context.restore(record.read_transcript().messages)
+    after = record.transcript_path.stat()
+    assert (after.st_ino, after.st_mtime_ns, after.st_size) == (before.st_ino, before.st_mtime_ns, before.st_size)
+    assert [m["content"] for m in inner.messages] == ["one", "two"]
+    await context.add_message({"role": "assistant", "content": "three"})
+    assert [m["content"] for m in record.read_transcript().messages] == ["one", "two", "three"]

@@ -25,6 +25,11 @@ class RecordingContext:
         await self._inner.set_messages(messages)
         self._writer.rewrite(await self._inner.get_messages())
 
+    async def restore(self, messages: list[dict[str, Any]]) -> None:
+        """Give the inner context the messages read from this transcript, without writing them back: on a
+        plain resume the file already holds exactly these lines."""
+        await self._inner.set_messages(messages)
+
     async def clear(self) -> None:
         await self._inner.clear()
         self._writer.rewrite(await self._inner.get_messages())

@@ -52,23 +52,37 @@ class TranscriptRead:
 
 
 def read_transcript(path: Path) -> TranscriptRead:
-    """Load every valid line; a corrupt or truncated line becomes a warning naming file and line."""
+    """Load every valid line; a corrupt or truncated line becomes a warning naming file and line.
+
+    The file is read once and, when every line is a message (the usual case), parsed by one ``json.loads`` of
+    the lines joined as an array: a 10,000-message session resumes without 10,000 parser calls."""
     result = TranscriptRead()
-    if not path.exists():
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return result
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line)
-            except json.JSONDecodeError as error:
-                result.warnings.append(f"{path}: line {number} is not valid JSON ({error.msg}); skipped it")
-                continue
-            if not isinstance(message, dict) or "role" not in message:
-                result.warnings.append(f"{path}: line {number} is not a message (no 'role'); skipped it")
-                continue
-            result.messages.append(message)
+    lines = raw.decode("utf-8", errors="replace").split("\n")
+    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    if not numbered:
+        return result
+    try:
+        parsed = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+    except json.JSONDecodeError:
+        parsed = None
+    if parsed is not None and len(parsed) == len(numbered) and all(
+            isinstance(message, dict) and "role" in message for message in parsed):
+        result.messages = parsed
+        return result
+    for number, line in numbered:  # some line is bad: parse them one by one to say which
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError as error:
+            result.warnings.append(f"{path}: line {number} is not valid JSON ({error.msg}); skipped it")
+            continue
+        if not isinstance(message, dict) or "role" not in message:
+            result.warnings.append(f"{path}: line {number} is not a message (no 'role'); skipped it")
+            continue
+        result.messages.append(message)
     return result
 
 

@@ -19,7 +19,7 @@ from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_core.read_only_messages import RequestMessages, freeze, read_only_model, thaw
 
 from .budget import provider_budget, resolve_budget
-from .compaction import ViewPlan, plan_view, split_units
+from .compaction import ViewPlan, first_kept_unit, plan_view, split_units
 from .history import History
 from .token_estimate import estimate_message_tokens
 
@@ -177,7 +177,7 @@ class SimpleContextManager:
         await self._emit(PRE_COMPACT, {"message_count": len(self._messages), "token_count": total,
                                        "budget": budget})
         target = int(budget * self.config.target_usage)
-        plan = plan_view(self._messages, self._estimates, target, system_tokens, units=self._history.units)
+        plan = self._history.plan(first_kept_unit(self._history.units, target, system_tokens))
         self._sticky_cut = plan.cut
         if plan.tokens > budget:
             logger.warning("context: even the minimal view (system messages, latest user message, newest "

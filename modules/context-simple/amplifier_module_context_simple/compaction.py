@@ -104,8 +104,15 @@ def plan_view(messages: Sequence[dict[str, Any]], estimates: Sequence[int], targ
     ``split_units(messages, estimates)`` when the caller keeps them already."""
     if units is None:
         units = split_units(messages, estimates)
+    return _plan(messages, units, first_kept_unit(units, target_tokens, system_tokens), system_tokens,
+                 _last_user_unit(units))
+
+
+def first_kept_unit(units: list[Unit], target_tokens: int, system_tokens: int) -> int:
+    """Where plan_view's kept tail starts (a unit index); walks back from the newest unit only as far as the
+    target allows, so its cost is the size of the view, not of the history."""
     if not units:
-        return _plan(messages, units, 0, system_tokens, None)
+        return 0
     last_user = _last_user_unit(units)
     newest = len(units) - 1
     used = system_tokens + units[newest].tokens
@@ -123,7 +130,7 @@ def plan_view(messages: Sequence[dict[str, Any]], estimates: Sequence[int], targ
     if last_user is not None:
         while first_kept < last_user and units[first_kept].first_role != "user":
             first_kept += 1
-    return _plan(messages, units, first_kept, system_tokens, last_user)
+    return first_kept
 
 
 def plan_from_cut(messages: Sequence[dict[str, Any]], estimates: Sequence[int], cut: int,

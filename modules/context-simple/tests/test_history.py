@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from amplifier_module_context_simple.compaction import _last_user_unit, _plan, split_units
+from amplifier_module_context_simple.compaction import _last_user_unit, _plan, first_kept_unit, plan_view, split_units
 from amplifier_module_context_simple.history import History
 
 
@@ -49,6 +49,10 @@ def test_units_totals_and_plans_match_the_whole_history_functions(seed):
             history.messages, history.estimates, strict=True) if message["role"] == "system")
         last_user = _last_user_unit(units)
         assert history.last_user_unit == last_user
+        for target in (0, 50, 200, 10_000):
+            expected = plan_view(history.messages, history.estimates, target, history.system_tokens)
+            chosen = first_kept_unit(history.units, target, history.system_tokens)
+            assert history.plan(chosen) == expected, f"after {count} messages, target {target}"
         for first_kept in range(len(units) + 1):
             expected = _plan(history.messages, units, first_kept, history.system_tokens, last_user)
             assert history.plan(first_kept) == expected, f"after {count} messages, first kept unit {first_kept}"
