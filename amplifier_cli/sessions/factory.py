@@ -241,9 +241,27 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
 
 
 async def _restore_context(live: LiveSession) -> None:
-    """Put the stored transcript back into the context, repairing what a crash left half-written."""
+    """Put the stored transcript back into the context, repairing what a crash left half-written.
+
+    A long transcript is hundreds of thousands of objects that live as long as the session: the cyclic
+    garbage collector is paused while they are built (it would scan the growing heap again and again) and
+    they are then moved out of its reach (``gc.freeze``), so no later collection, the final one included,
+    walks them again. They hold no reference cycles; reference counting still frees them."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        await _restore_messages(live)
+    finally:
+        if enabled:
+            gc.enable()
+        gc.freeze()
+
+
+async def _restore_messages(live: LiveSession) -> None:
     record = live.record
-    read = record.read_transcript()
+    read = record.read_transcript(read_only=True)  # what the context stores: built read-only, never copied
     live.warnings.extend(read.warnings)
     if read.warnings:  # restoring rewrites the transcript without the bad lines: keep their bytes
         kept = _keep_corrupt_transcript(record.transcript_path)

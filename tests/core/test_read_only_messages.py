@@ -166,3 +166,15 @@ def test_request_models_validates_plain_dicts_and_reports_bad_ones():
     assert request_models([{"role": "user", "content": "hi"}])[0].content == "hi"
     with pytest.raises(ValueError):
         request_models([{"role": "robot", "content": "hi"}])
+
+
+def test_json_hook_builds_deeply_read_only_messages_equal_to_frozen_ones():
+    from amplifier_core.read_only_messages import read_only_json_object
+
+    text = json.dumps(tool_call_message())
+    parsed = json.loads(text, object_pairs_hook=read_only_json_object)
+    assert parsed == tool_call_message() and freeze(parsed) is parsed
+    for container in (parsed, parsed["content"], parsed["content"][1]["input"]["patterns"],
+                      parsed["content"][1]["input"]["patterns"][0], parsed["metadata"]["provider"]):
+        assert isinstance(container, ReadOnlyDict | ReadOnlyList)
+    assert read_only_model(parsed) == Message.model_validate(tool_call_message())

@@ -74,8 +74,8 @@ class SessionRecord:
             self._writer = TranscriptWriter(self.transcript_path)
         return self._writer
 
-    def read_transcript(self) -> TranscriptRead:
-        return read_transcript(self.transcript_path)
+    def read_transcript(self, *, read_only: bool = False) -> TranscriptRead:
+        return read_transcript(self.transcript_path, read_only=read_only)
 
     def close(self) -> None:
         if self._writer is not None:

@@ -51,11 +51,15 @@ class TranscriptRead:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_transcript(path: Path) -> TranscriptRead:
+def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
     """Load every valid line; a corrupt or truncated line becomes a warning naming file and line.
 
     The file is read once and, when every line is a message (the usual case), parsed by one ``json.loads`` of
-    the lines joined as an array: a 10,000-message session resumes without 10,000 parser calls."""
+    the lines joined as an array: a 10,000-message session resumes without 10,000 parser calls. With
+    ``read_only`` the messages are built read-only while parsing (what a context stores; no copy later)."""
+    hook = None
+    if read_only:
+        from amplifier_core.read_only_messages import read_only_json_object as hook
     result = TranscriptRead()
     try:
         raw = path.read_bytes()
@@ -66,7 +70,7 @@ def read_transcript(path: Path) -> TranscriptRead:
     if not numbered:
         return result
     try:
-        parsed = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+        parsed = json.loads("[" + ",".join(line for _, line in numbered) + "]", object_pairs_hook=hook)
     except json.JSONDecodeError:
         parsed = None
     if parsed is not None and len(parsed) == len(numbered) and all(
@@ -75,7 +79,7 @@ def read_transcript(path: Path) -> TranscriptRead:
         return result
     for number, line in numbered:  # some line is bad: parse them one by one to say which
         try:
-            message = json.loads(line)
+            message = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as error:
             result.warnings.append(f"{path}: line {number} is not valid JSON ({error.msg}); skipped it")
             continue
