@@ -29,6 +29,7 @@ from ..plans.module_preflight import check_plan_modules, no_provider_message
 from ..plans.plan import BuiltPlan, build_plan
 from .live import LiveSession  # re-exported for callers
 from .request import SessionRequest  # re-exported for callers
+from .sdk_imports import start_sdk_import
 from .spawner import SubAgentSpawner
 from .store import SessionRecord, SessionStore, repair_transcript
 from .store.locations import project_key, session_store_for  # re-exported for callers
@@ -73,6 +74,7 @@ async def open_session(
     """Build, mount and (when resuming) restore a session; raise ConfigError for anything the user must fix."""
     located = _locate(request, paths, settings)
     built = _plan(request, located)
+    start_sdk_import(built.plan)  # overlaps resolution, mounting and the first turn's set-up
     record = located.resumed or _create_record(request, located, built)
     created = located.resumed is None
     session = AmplifierSession(

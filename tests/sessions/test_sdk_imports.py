@@ -1,0 +1,55 @@
+"""The answering provider's SDK is imported in the background once the plan is known: only that one SDK
+(credentials present, lowest priority), at most once per process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from amplifier_cli.sessions import sdk_imports
+from amplifier_cli.sessions.sdk_imports import answering_sdk, start_sdk_import
+
+
+def plan(*providers: dict) -> dict:
+    return {"providers": list(providers)}
+
+
+ANTHROPIC = {"module": "provider-anthropic", "config": {"priority": 10}}
+OPENAI = {"module": "provider-openai", "config": {"priority": 20}}
+
+
+def test_the_lowest_priority_provider_with_credentials_decides():
+    keys = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+    assert answering_sdk(plan(ANTHROPIC, OPENAI), keys) == "anthropic"
+    assert answering_sdk(plan(ANTHROPIC, OPENAI), {"OPENAI_API_KEY": "k"}) == "openai"
+    assert answering_sdk(plan(ANTHROPIC, OPENAI), {"OPENAI_BASE_URL": "http://local"}) == "openai"
+    assert answering_sdk(plan(ANTHROPIC, OPENAI), {}) is None
+    with_key = {"module": "provider-openai", "config": {"priority": 20, "api_key": "${MY_KEY}"}}
+    assert answering_sdk(plan(ANTHROPIC, with_key), {}) == "openai"
+
+
+def test_a_non_sdk_provider_that_answers_first_means_nothing_to_import():
+    scripted = {"module": "provider-scripted", "config": {"priority": 1}}
+    assert answering_sdk(plan(ANTHROPIC, scripted), {"ANTHROPIC_API_KEY": "k"}) is None
+    assert answering_sdk(plan("provider-anthropic"), {"ANTHROPIC_API_KEY": "k"}) == "anthropic"
+    assert answering_sdk({}, {}) is None
+
+
+def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    package = tmp_path / "fake_sdk_for_warmup"
+    package.mkdir()
+    (package / "__init__.py").write_text("import threading\nIMPORTED_BY = threading.current_thread().name\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-fake", ("fake_sdk_for_warmup", ("FAKE_KEY",)))
+    monkeypatch.setenv("FAKE_KEY", "k")
+    monkeypatch.delitem(sys.modules, "fake_sdk_for_warmup", raising=False)
+    monkeypatch.setattr(sdk_imports, "_started", set())
+    thread = start_sdk_import(plan({"module": "provider-fake"}))
+    assert thread is not None
+    thread.join()
+    assert sys.modules["fake_sdk_for_warmup"].IMPORTED_BY == thread.name
+    assert start_sdk_import(plan({"module": "provider-fake"})) is None  # loaded: nothing more to do
+    monkeypatch.delitem(sys.modules, "fake_sdk_for_warmup")
+    assert start_sdk_import(plan({"module": "provider-fake"})) is None  # started once per process
