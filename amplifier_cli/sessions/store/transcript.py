@@ -3,6 +3,7 @@ loses at most the message in flight. Reading tolerates a corrupt line (reported,
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
@@ -69,10 +70,15 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     if not numbered:
         return result
+    collecting = gc.isenabled()
+    gc.disable()  # parsing makes a container per JSON object, none in a cycle: no need to scan for cycles
     try:
         parsed = json.loads("[" + ",".join(line for _, line in numbered) + "]", object_pairs_hook=hook)
     except json.JSONDecodeError:
         parsed = None
+    finally:
+        if collecting:
+            gc.enable()
     if parsed is not None and len(parsed) == len(numbered) and all(
             isinstance(message, dict) and "role" in message for message in parsed):
         result.messages = parsed
