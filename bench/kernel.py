@@ -204,21 +204,26 @@ async def bench_execute(resolver: BenchResolver, tools: bool, repeats: int) -> f
         await session.cleanup()
 
 
-def growing_plan(tools: bool) -> dict[str, Any]:
-    """The bundled loop-basic and context-simple (found by entry point) with the instant provider."""
+def growing_plan(tools: bool, max_tokens: int | None = None) -> dict[str, Any]:
+    """The bundled loop-basic and context-simple (found by entry point) with the instant provider; with
+    ``max_tokens`` the context compacts once the history outgrows it."""
+    context: dict[str, Any] = {"module": "context-simple"}
+    if max_tokens is not None:
+        context["config"] = {"max_tokens": max_tokens}
     return {
-        "session": {"orchestrator": "loop-basic", "context": "context-simple"},
+        "session": {"orchestrator": "loop-basic", "context": context},
         "providers": [{"module": "provider-bench", "config": {"tool_every_turn": tools}}],
         "tools": [{"module": "tool-bench"}] if tools else [],
     }
 
 
-async def bench_growing_history(root: Path, tools: bool, turns: int) -> tuple[float, float]:
+async def bench_growing_history(root: Path, tools: bool, turns: int, max_tokens: int | None = None
+                                ) -> tuple[float, float]:
     """Mean seconds per turn of the first 100 and the last 100 of ``turns`` turns in one session whose history
     keeps growing (2 messages per text turn, 4 per tool turn): the cost of a long conversation."""
     paths = [str(root / module_id) for module_id in MODULES]
     sys.path[:0] = paths
-    session = AmplifierSession(growing_plan(tools))
+    session = AmplifierSession(growing_plan(tools, max_tokens))
     try:
         await session.initialize()
         durations = []
@@ -237,10 +242,11 @@ async def growing_rows(root: Path, quick: bool) -> list[tuple[str, float]]:
     """Medians over several sessions of 1000 turns (one with --quick) of the first/last 100-turn means."""
     sessions = 1 if quick else 5
     rows = []
-    for tools, label in ((False, "text turn"), (True, "turn with one tool call")):
+    for tools, max_tokens, label in ((False, None, "text turn"), (True, None, "turn with one tool call"),
+                                     (True, 4000, "tool turn, compacting at 4k tokens")):
         firsts, lasts = [], []
         for _ in range(sessions):
-            first, last = await bench_growing_history(root, tools, 1000)
+            first, last = await bench_growing_history(root, tools, 1000, max_tokens)
             firsts.append(first)
             lasts.append(last)
         first, last = statistics.median(firsts), statistics.median(lasts)
