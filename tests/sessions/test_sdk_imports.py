@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -40,7 +41,8 @@ def test_a_non_sdk_provider_that_answers_first_means_nothing_to_import():
 def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     package = tmp_path / "fake_sdk_for_warmup"
     package.mkdir()
-    (package / "__init__.py").write_text("import threading\nIMPORTED_BY = threading.current_thread().name\n")
+    (package / "__init__.py").write_text("import gc, threading\nIMPORTED_BY = threading.current_thread().name\n"
+                                         "COLLECTING = gc.isenabled()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-fake", ("fake_sdk_for_warmup", ("FAKE_KEY",)))
     monkeypatch.setenv("FAKE_KEY", "k")
@@ -50,6 +52,8 @@ def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeyp
     assert thread is not None
     thread.join()
     assert sys.modules["fake_sdk_for_warmup"].IMPORTED_BY == thread.name
+    assert sys.modules["fake_sdk_for_warmup"].COLLECTING is False  # paused while the SDK's classes are built
+    assert gc.isenabled()  # and running again afterwards
     assert start_sdk_import(plan({"module": "provider-fake"})) is None  # loaded: nothing more to do
     monkeypatch.delitem(sys.modules, "fake_sdk_for_warmup")
     assert start_sdk_import(plan({"module": "provider-fake"})) is None  # started once per process
