@@ -51,6 +51,7 @@ def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeyp
     thread = start_sdk_import(plan({"module": "provider-fake"}))
     assert thread is not None
     thread.join()
+    gc.unfreeze()  # the import froze this test process's heap: hand it back to the collector
     assert sys.modules["fake_sdk_for_warmup"].IMPORTED_BY == thread.name
     assert sys.modules["fake_sdk_for_warmup"].COLLECTING is False  # paused while the SDK's classes are built
     assert gc.isenabled()  # and running again afterwards
