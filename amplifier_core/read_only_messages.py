@@ -218,10 +218,12 @@ class RequestMessages(list):
     del _changed
 
     def models(self) -> list[Message] | None:
-        """The ready models (a new list), or None when there are none or the list was changed."""
-        if self._models is None or not self._pristine or len(self._models) != len(self):
+        """The ready models, handed over once (the caller owns the list: no copy per request); None when
+        there are none, the list was changed, or they were handed over already."""
+        models, self._models = self._models, None
+        if models is None or not self._pristine or len(models) != len(self):
             return None
-        return list(self._models)
+        return models
 
 
 def request_models(messages: Any) -> list[Message]:

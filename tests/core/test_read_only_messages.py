@@ -148,18 +148,19 @@ def test_chat_request_keeps_shared_models_and_serialises_them():
     assert request.model_dump(mode="json")["messages"][0]["content"][1]["input"] == {"patterns": [["a", "b"]]}
 
 
-def test_request_messages_hand_out_ready_models_until_the_list_changes():
+def test_request_messages_hand_their_ready_models_over_once_and_not_after_a_change():
     stored = [freeze({"role": "user", "content": "hi"}), freeze(tool_call_message())]
     models = [read_only_model(message) for message in stored]
     view = RequestMessages(stored, models)
     first = request_models(view)
-    assert all(a is b for a, b in zip(first, models, strict=True))
-    first.append(Message(role="user", content="mine"))  # the returned list is the caller's own
-    assert len(request_models(view)) == 2
-    view.append({"role": "user", "content": "added by an orchestrator"})
-    rebuilt = request_models(view)
+    assert first is models  # handed over, not copied: the request owns the list from here on
+    first.append(Message(role="user", content="mine"))
+    again = request_models(view)  # handed over already: built again from the messages, never the changed list
+    assert len(again) == 2 and again == models[:2]
+    changed = RequestMessages(stored, [read_only_model(message) for message in stored])
+    changed.append({"role": "user", "content": "added by an orchestrator"})
+    rebuilt = request_models(changed)
     assert [message.content for message in rebuilt][-1] == "added by an orchestrator"
-    assert rebuilt[0] is models[0] or rebuilt[0] == models[0]
 
 
 def test_request_models_validates_plain_dicts_and_reports_bad_ones():

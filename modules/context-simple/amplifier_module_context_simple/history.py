@@ -145,6 +145,8 @@ class History:
         self._build_models(head)
         if self._invalid and any(index >= cut or index in head for index in self._invalid):
             return None
+        if not head:
+            return self.models[cut:]
         return [self.models[index] for index in head] + self.models[cut:]
 
     def _build_models(self, indices: Any) -> None:
