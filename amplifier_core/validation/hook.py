@@ -4,7 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import ModuleValidator, ValidationResult, accepts, is_async_callable
+from .base import (
+    ModuleValidator,
+    ValidationCheck,
+    ValidationResult,
+    accepts,
+    check_on_session_ready,
+    import_module_from_path,
+    is_async_callable,
+)
+
+# the names 2.0.2's module exposes (its validators' helpers are re-exported from each)
+__all__ = [
+    "HookValidator",
+    "ValidationCheck",
+    "ValidationResult",
+    "check_on_session_ready",
+    "import_module_from_path",
+]
 
 if TYPE_CHECKING:
     from ..testing import MockCoordinator
