@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from .base import (
@@ -33,7 +34,7 @@ class HookValidator(ModuleValidator):
     protocol_name = "HookHandler"
 
     async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
-        registrations = coordinator.hook_registrations
+        registrations = _registrations(coordinator)
         if not registrations:
             result.fail("protocol_compliance",
                         "mount() registered no handlers on coordinator.hooks (may be conditional on config)",
@@ -57,3 +58,13 @@ class HookValidator(ModuleValidator):
             result.fail("hook_cleanup",
                         f"mount() returned a {type(returned).__name__}; return a cleanup callable or None",
                         "warning")
+
+
+def _registrations(coordinator: Any) -> list[Any]:
+    """Every handler the module registered: the recording coordinator's list, else the registry's entries."""
+    recorded = getattr(coordinator, "hook_registrations", None)
+    if recorded is not None:
+        return list(recorded)
+    entries = getattr(coordinator.hooks, "_handlers", {})
+    return [SimpleNamespace(event=event, handler=entry.handler, priority=entry.priority, name=entry.name)
+            for event, handlers in entries.items() for entry in handlers]

@@ -463,3 +463,21 @@ async def test_validation_checks_the_copy_at_the_path_even_when_a_same_named_pac
     finally:
         for name in [key for key in sys.modules if key.startswith("amplifier_module_tool_twin")]:
             del sys.modules[name]
+
+
+def test_hook_validator_reads_registrations_from_a_plain_registry_too() -> None:
+    """A coordinator that does not record registrations (not the kernel's MockCoordinator) still shows every
+    handler the module registered."""
+    from types import SimpleNamespace
+
+    from amplifier_core.hooks import HookRegistry
+    from amplifier_core.validation.hook import _registrations
+
+    async def handler(event, data):
+        return None
+
+    registry = HookRegistry()
+    registry.register("tool:pre", handler, priority=3, name="guard")
+    [registration] = _registrations(SimpleNamespace(hooks=registry))
+    assert (registration.event, registration.handler, registration.priority, registration.name) == (
+        "tool:pre", handler, 3, "guard")
