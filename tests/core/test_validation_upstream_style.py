@@ -4,6 +4,7 @@ subclass the kernel's behavioural suites, unchanged: a context whose private ``_
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import socket
@@ -93,3 +94,40 @@ def test_provider_suite_fails_list_models_that_breaks_on_a_reachable_server(pyte
     result = run_module_suite(pytester, "amplifier-module-provider-local-server")
     result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines(["*FAILED*test_list_models_returns_list*"])
+
+
+def _write_repository(root: Path, repository: str, package: str, source: str, base: str) -> None:
+    (root / repository / package).mkdir(parents=True)
+    (root / repository / package / "__init__.py").write_text(source)
+    (root / repository / "tests").mkdir()
+    (root / repository / "tests" / "test_behavioral.py").write_text(
+        f"from amplifier_core.validation.behavioral import {base}\n\n\nclass TestIt({base}):\n    pass\n")
+
+
+def test_hook_suite_mounts_the_module_for_every_test_so_its_handlers_see_the_events(pytester) -> None:
+    seen = pytester.path / "seen.txt"
+    source = ("from pathlib import Path\n"
+              "from amplifier_core import HookResult\n\n"
+              "async def record(event, data):\n"
+              f"    with Path({str(seen)!r}).open('a') as out:\n"
+              "        out.write(repr(data) + '\\n')\n"
+              "    return HookResult()\n\n"
+              "async def mount(coordinator, config):\n"
+              "    coordinator.hooks.register('test:event', record, name='record')\n")
+    _write_repository(pytester.path, "amplifier-module-hooks-record", "amplifier_module_hooks_record", source,
+                      "HookBehaviorTests")
+    result = pytester.runpytest_subprocess(str(pytester.path / "amplifier-module-hooks-record" / "tests"),
+                                           "-p", "no:cacheprovider", "-k", "not malformed")
+    result.assert_outcomes(passed=6, deselected=1)
+    # the coordinator-only tests emitted test:event to the mounted module: twice with data 'test', once empty
+    received = [ast.literal_eval(line).get("data") for line in seen.read_text().splitlines()]
+    assert sorted(received, key=str) == [None, "test", "test"]
+
+
+def test_hook_suite_mount_failure_fails_only_the_tests_that_need_the_mount(pytester) -> None:
+    source = "async def mount(coordinator, config):\n    raise RuntimeError('needs config')\n"
+    _write_repository(pytester.path, "amplifier-module-hooks-needy", "amplifier_module_hooks_needy", source,
+                      "HookBehaviorTests")
+    result = pytester.runpytest_subprocess(str(pytester.path / "amplifier-module-hooks-needy" / "tests"),
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, errors=3)  # mount_succeeds and the two cleanup tests name hook_cleanup

@@ -21,8 +21,14 @@ class HookBehaviorTests:
 
     @pytest.fixture(autouse=True)
     def _hook_module_mounted(self, request: pytest.FixtureRequest, module_path: Any) -> Any:
-        """Mount the module under test (when there is one) before every test, on the test's coordinator."""
-        return request.getfixturevalue("hook_cleanup") if module_path is not None else None
+        """Mount the module under test (when there is one) before every test, on the test's coordinator. A
+        mount that raises fails the tests that name ``hook_cleanup``; the others still run (as on 2.0.2)."""
+        if module_path is None:
+            return None
+        try:
+            return request.getfixturevalue("hook_cleanup")
+        except Exception:
+            return None
 
     @pytest.mark.asyncio
     async def test_mount_succeeds(self, hook_cleanup: Any, coordinator: Any) -> None:

@@ -1,10 +1,9 @@
 """What every orchestrator must do: answer a prompt through the provider, survive an empty prompt and record
-the turn in the context. Test names and fixtures are 2.0.2's; ``coordinator=`` (the coordinator the module was
-mounted on) is passed when execute() accepts it, as the session does."""
+the turn in the context. Test names, fixtures and the execute() call are 2.0.2's (no ``coordinator=``, so a
+loop must also run without one)."""
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import pytest
@@ -16,17 +15,10 @@ class OrchestratorBehaviorTests:
     """Subclass in an orchestrator module's tests; the amplifier pytest plugin provides ``orchestrator_module``
     and ``mock_deps``."""
 
-    @pytest.fixture(autouse=True)
-    def _mounted_on(self, coordinator: Any) -> None:
-        self._coordinator = coordinator
-
     async def _execute(self, orchestrator: Any, prompt: str, mock_deps: Any) -> Any:
         context, providers, tools, hooks = mock_deps
-        arguments: dict[str, Any] = {"prompt": prompt, "context": context, "providers": providers,
-                                     "tools": tools, "hooks": hooks}
-        if _accepts_keyword(orchestrator.execute, "coordinator"):
-            arguments["coordinator"] = getattr(self, "_coordinator", None)
-        return await orchestrator.execute(**arguments)
+        return await orchestrator.execute(prompt=prompt, context=context, providers=providers, tools=tools,
+                                          hooks=hooks)
 
     @pytest.mark.asyncio
     async def test_mount_succeeds(self, orchestrator_module: Any) -> None:
@@ -65,14 +57,6 @@ class OrchestratorBehaviorTests:
         context = mock_deps[0]
         await self._execute(orchestrator_module, "Test message", mock_deps)
         assert await context.get_messages(), "the orchestrator added nothing to the context"
-
-
-def _accepts_keyword(function: Any, keyword: str) -> bool:
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.name == keyword or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 class TestOrchestratorBehavior(OrchestratorBehaviorTests):
