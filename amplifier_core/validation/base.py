@@ -130,7 +130,7 @@ def check_mount_callable(module: Any) -> ValidationCheck:
     mount = getattr(module, "mount", None)
     if mount is None:
         return failed("mount_exists", "No mount() function found: define "
-                               "`async def mount(coordinator, config)` in the package's __init__.py")
+                      "`async def mount(coordinator, config)` in the package's __init__.py")
     if not callable(mount):
         return failed("mount_exists", f"mount is not callable (it is a {type(mount).__name__})")
     return ValidationCheck("mount_exists", True, "mount() function found", "info")
@@ -243,7 +243,7 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
         text = str(module_path)
         if _looks_like_path(text):
             yield None, failed("module_importable",
-                                        f"Failed to import module: no such file or directory: {text}")
+                               f"Failed to import module: no such file or directory: {text}")
             return
         try:
             module = importlib.import_module(text)
@@ -252,7 +252,7 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
             return
         except Exception as error:
             yield None, failed("module_importable",
-                                        f"Error loading module: {type(error).__name__}: {error}")
+                               f"Error loading module: {type(error).__name__}: {error}")
             return
         yield module, ValidationCheck("module_importable", True, f"Imported {text}", "info")
         return
@@ -297,7 +297,7 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
             return
         except Exception as error:
             yield None, failed("module_importable",
-                                        f"Error loading module: {type(error).__name__}: {error}")
+                               f"Error loading module: {type(error).__name__}: {error}")
             return
         yield module, ValidationCheck("module_importable", True, f"Imported {init_file}", "info")
     finally:
