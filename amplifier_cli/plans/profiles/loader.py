@@ -277,6 +277,8 @@ def _include_location(
             key_path=format_key_path(key_path),
             fix=missing.fix,
         ) from None
+    if paths.git_cache_dir.resolve() in path.resolve().parents:
+        origin = "git"  # a part of a fetched repository, reached by namespace or relative path
     return ProfileLocation(_file_label(path), path, origin)
 
 
