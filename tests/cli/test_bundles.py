@@ -283,3 +283,12 @@ def test_unknown_bundle_key_is_rejected_with_the_closest_valid_key(paths, write)
     with pytest.raises(ConfigError) as caught:
         load_profile("typo", paths)
     assert f"{path}:2: includez: unknown key 'includez' (fix: did you mean 'includes'?)" in caught.value.render()
+
+
+def test_a_git_url_can_be_given_directly_and_reloads_by_its_name(paths, git_repos) -> None:
+    remote = _basekit_remote(git_repos)
+    profile = load_profile(f"git+{remote.url}@main", paths)
+    assert profile.name == f"git+{remote.url}@main" and profile.location.origin == "git"
+    assert profile.location.path.name == "bundle.md"
+    assert "basekit:helper" in profile.plan["agents"]
+    assert load_profile(profile.name, paths).plan == profile.plan
