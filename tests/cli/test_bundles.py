@@ -292,3 +292,15 @@ def test_a_git_url_can_be_given_directly_and_reloads_by_its_name(paths, git_repo
     assert profile.location.path.name == "bundle.md"
     assert "basekit:helper" in profile.plan["agents"]
     assert load_profile(profile.name, paths).plan == profile.plan
+
+
+def test_namespace_mentions_in_the_body_and_in_context_files_become_context_sections(paths, basekit) -> None:
+    instruction = load_profile("./vendor/basekit", paths).instruction or ""
+    sections = instruction.split("\n\n---\n\n")
+    assert sections[0].startswith("# Core Instructions") and sections[0].endswith("@basekit:context/philosophy.md")
+    assert [s.splitlines()[0] for s in sections[1:]] == [
+        "# Context: basekit:context/rules.md",
+        "# Context: basekit:context/philosophy.md",
+        "# Context: basekit:context/deeper.md",  # mentioned by philosophy.md; the fenced example is not followed
+    ]
+    assert "ops@example.com" in sections[2] and "@nowhere:context/x.md" in sections[2]  # left as text

@@ -4,8 +4,8 @@ it brings (agent files named in `agents.include`, inline definitions).
 How the instruction is made (one rule for every bundle chain): the instruction text is the Markdown body (or
 `instruction:`) of the last file in merge order that has one (a later file replaces an earlier one, as with
 `extends:`), followed by every context file of every bundle in merge order (included bundles first, each
-file once), each as a `# Context: <reference>` section. Sections are separated by a `---` line. Files are read
-when the bundle is loaded.
+file once), each as a `# Context: <reference>` section, then the files that `@namespace:path` mentions in those
+texts name (see `mentions`). Sections are separated by a `---` line. Files are read when the bundle is loaded.
 """
 
 from __future__ import annotations
@@ -48,16 +48,29 @@ def context_files(section: Any, doc: YamlDocument, resolver: ReferenceResolver) 
     return found
 
 
-def compose_instruction(body: str | None, contexts: list[ContextFile]) -> str | None:
+def compose_instruction(
+    body: str | None, contexts: list[ContextFile], resolver: ReferenceResolver | None = None
+) -> str | None:
     parts = [body.strip()] if body and body.strip() else []
-    for context in contexts:
-        try:
-            text = context.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError.single(f"cannot read context file {context.path}: {exc}", file=context.path,
-                                     fix="make it a readable UTF-8 text file, or remove it from context:") from exc
+    texts = [_read_context(context) for context in contexts]
+    if resolver is not None and resolver.namespaces:
+        from .mentions import mentioned_files
+
+        known = {context.path.resolve() for context in contexts}
+        for ref, path in mentioned_files([*parts, *texts], resolver, known):
+            contexts = [*contexts, ContextFile(ref, path)]
+            texts.append(_read_context(contexts[-1]))
+    for context, text in zip(contexts, texts, strict=True):
         parts.append(f"# Context: {context.label}\n\n{text.strip()}")
     return SECTION_SEPARATOR.join(parts) if parts else None
+
+
+def _read_context(context: ContextFile) -> str:
+    try:
+        return context.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError.single(f"cannot read context file {context.path}: {exc}", file=context.path,
+                                 fix="make it a readable UTF-8 text file, or remove it from context:") from exc
 
 
 def agent_definitions(section: Any, doc: YamlDocument, resolver: ReferenceResolver) -> Any:

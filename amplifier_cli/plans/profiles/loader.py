@@ -158,7 +158,8 @@ class _Node:
 def load_profile_at(
     location: ProfileLocation, paths: AmplifierPaths, resolver: ReferenceResolver | None = None
 ) -> LoadedProfile:
-    order = _collect(location, paths, resolver or _resolver(paths))  # merge order: parents and includes first
+    resolver = resolver or _resolver(paths)
+    order = _collect(location, paths, resolver)  # merge order: parents and includes first
     merged: dict[str, Any] = {}
     provenance: dict[str, str] = {}
     instruction: str | None = None
@@ -184,7 +185,7 @@ def load_profile_at(
         location=location,
         chain=[node.location for node in chain],
         plan=plan,
-        instruction=compose_instruction(instruction, contexts),
+        instruction=compose_instruction(instruction, contexts, resolver),
         description=leaf_meta.get("description") if isinstance(leaf_meta, dict) else None,
         version=str(leaf_meta["version"]) if isinstance(leaf_meta, dict) and leaf_meta.get("version") else None,
         provenance=provenance,
