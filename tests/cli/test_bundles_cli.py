@@ -125,3 +125,13 @@ def test_include_cycle_and_missing_include_exit_2_with_file_key_path_and_no_trac
     assert result.returncode == 2
     assert f"{profiles / 'c.yaml'}:5: includes[2]: include './nope' not found" in result.stderr
     assert "fix: " in result.stderr and "Traceback" not in result.stderr
+
+
+def test_agents_included_by_a_bundle_are_the_sessions_agents(project_dir, app_bundle) -> None:
+    listed = _amplifier("agents", "list", "-P", "app", "--json", cwd=project_dir)
+    assert listed.returncode == 0, listed.stderr
+    assert [(row["name"], row["description"]) for row in json.loads(listed.stdout)] == [
+        ("basekit:helper", "Looks things up for the main agent")]
+    shown = json.loads(_amplifier("agents", "show", "basekit:helper", "-P", "app", "--json", cwd=project_dir).stdout)
+    assert shown["instruction"] == "HELPER-AGENT-INSTRUCTION: you look things up."
+    assert shown["plan"] == {"tools": [{"module": "tool-search"}]}

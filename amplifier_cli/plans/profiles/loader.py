@@ -202,9 +202,9 @@ def _collect(location: ProfileLocation, paths: AmplifierPaths, resolver: Referen
 
     def visit(current: ProfileLocation, via: tuple[_Node, str, tuple[str | int, ...]] | None) -> None:
         resolved = current.path.resolve()
-        if resolved in stack:
+        if resolved in stack and via is not None:  # (the root is never on the stack before itself)
             cycle = " -> ".join(str(p) for p in [*stack, resolved])
-            holder, _ref, key_path = via  # type: ignore[misc]  # the root is never on the stack before itself
+            holder, _ref, key_path = via
             kind = "profile inheritance" if key_path == ("profile", "extends") else "bundle include"
             raise ConfigError.single(
                 f"{kind} cycle: {cycle}",
