@@ -93,8 +93,12 @@ def test_agents_include_reads_agent_files_from_the_namespace(paths, basekit, wri
     agents = load_profile("app", paths).plan["agents"]
     helper = agents["basekit:helper"]
     assert helper["meta"]["description"] == "Looks things up for the main agent"
-    assert helper["instruction"] == "HELPER-AGENT-INSTRUCTION: you look things up."
+    assert helper["instruction"] == (  # the agent's @mention is expanded like the session's
+        "HELPER-AGENT-INSTRUCTION: you look things up.\n\n@basekit:context/rules.md"
+        "\n\n---\n\n# Context: basekit:context/rules.md\n\nBASEKIT-RULES: answer briefly."
+    )
     assert helper["tools"] == [{"module": "tool-search"}]
+    assert helper["model_role"] == "general"  # upstream routing hints are accepted (not used for routing)
 
     from amplifier_cli.plans.agents import load_agent_catalog
 

@@ -21,11 +21,15 @@ def is_bundle_data(data: Any) -> bool:
 
 
 class BundleMeta(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Upstream treats the `bundle:` block as free-form metadata (`display_name`, `author`, ...), so other keys
+    are kept and shown, not rejected."""
+
+    model_config = ConfigDict(extra="allow")
 
     name: str | None = None
     version: str | None = None
     description: str | None = None
+    display_name: str | None = None
 
 
 def _include_ref(value: Any) -> Any:

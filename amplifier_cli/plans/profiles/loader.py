@@ -175,6 +175,8 @@ def load_profile_at(
         if node.data.get("instruction") is not None:
             instruction = node.data["instruction"]
         contexts += [c for c in node.contexts if c.path.resolve() not in {k.path.resolve() for k in contexts}]
+    if isinstance(merged.get("agents"), dict) and resolver.namespaces:
+        merged["agents"] = {name: _with_mentions(entry, resolver) for name, entry in merged["agents"].items()}
     chain = list(reversed(order))
     leaf = chain[0]
     leaf_meta = leaf.doc.data.get("bundle") or leaf.doc.data.get("profile") or {}
@@ -191,6 +193,13 @@ def load_profile_at(
         provenance=provenance,
         project_instructions=merged.get("project_instructions") is not False,
     )
+
+
+def _with_mentions(agent: Any, resolver: ReferenceResolver) -> Any:
+    """An agent's instruction gets the files its `@namespace:path` mentions name, as the session's does."""
+    if not isinstance(agent, dict) or not isinstance(agent.get("instruction"), str):
+        return agent
+    return {**agent, "instruction": compose_instruction(agent["instruction"], [], resolver)}
 
 
 def _collect(location: ProfileLocation, paths: AmplifierPaths, resolver: ReferenceResolver) -> list[_Node]:
