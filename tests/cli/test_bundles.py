@@ -94,8 +94,9 @@ def test_agents_include_reads_agent_files_from_the_namespace(paths, basekit, wri
     helper = agents["basekit:helper"]
     assert helper["meta"]["description"] == "Looks things up for the main agent"
     assert helper["instruction"] == (  # the agent's @mention is expanded like the session's
-        "HELPER-AGENT-INSTRUCTION: you look things up.\n\n@basekit:context/rules.md"
-        "\n\n---\n\n# Context: basekit:context/rules.md\n\nBASEKIT-RULES: answer briefly."
+        f'<context_file paths="@basekit:context/rules.md -> {basekit / "context" / "rules.md"}">\n'
+        "BASEKIT-RULES: answer briefly.\n</context_file>"
+        "\n\n---\n\nHELPER-AGENT-INSTRUCTION: you look things up.\n\n@basekit:context/rules.md"
     )
     assert helper["tools"] == [{"module": "tool-search"}]
     assert helper["model_role"] == "general"  # upstream routing hints are accepted (not used for routing)
@@ -162,7 +163,7 @@ def test_a_bundle_path_can_be_given_directly(paths, basekit) -> None:
     profile = load_profile("./vendor/basekit", paths)
     assert profile.name == str(basekit / "bundle.md") and profile.location.origin == "path"
     assert [p["module"] for p in profile.plan["providers"]] == ["provider-scripted"]
-    assert (profile.instruction or "").startswith("# Core Instructions\n\nBASEKIT-BODY")
+    assert "\n\n---\n\n# Core Instructions\n\nBASEKIT-BODY" in (profile.instruction or "")
     assert load_profile(profile.name, paths).plan == profile.plan  # the name reloads it (for `profile use`)
 
 
@@ -298,13 +299,17 @@ def test_a_git_url_can_be_given_directly_and_reloads_by_its_name(paths, git_repo
     assert load_profile(profile.name, paths).plan == profile.plan
 
 
-def test_namespace_mentions_in_the_body_and_in_context_files_become_context_sections(paths, basekit) -> None:
+def test_namespace_mentions_are_prepended_as_context_file_blocks_and_followed(paths, basekit) -> None:
     instruction = load_profile("./vendor/basekit", paths).instruction or ""
-    sections = instruction.split("\n\n---\n\n")
-    assert sections[0].startswith("# Core Instructions") and sections[0].endswith("@basekit:context/philosophy.md")
-    assert [s.splitlines()[0] for s in sections[1:]] == [
-        "# Context: basekit:context/rules.md",
-        "# Context: basekit:context/philosophy.md",
-        "# Context: basekit:context/deeper.md",  # mentioned by philosophy.md; the fenced example is not followed
-    ]
-    assert "ops@example.com" in sections[2] and "@nowhere:context/x.md" in sections[2]  # left as text
+    mentioned, body, rules = instruction.split("\n\n---\n\n")
+    context = basekit / "context"
+    philosophy = context / "philosophy.md"
+    assert mentioned.startswith(f'<context_file paths="@basekit:context/philosophy.md -> {philosophy}">\n'
+                                "BASEKIT-PHILOSOPHY: keep it simple.")
+    # the file philosophy.md mentions is followed; its fenced example and unknown namespace are not
+    assert mentioned.endswith(f'<context_file paths="@basekit:context/deeper.md -> {context / "deeper.md"}">\n'
+                              "BASEKIT-DEEPER: and test it.\n</context_file>")
+    assert mentioned.count("<context_file ") == 2 and "in-code.md ->" not in mentioned
+    assert "ops@example.com" in mentioned and "@nowhere:context/x.md" in mentioned  # left as text
+    assert body.startswith("# Core Instructions") and body.endswith("@basekit:context/philosophy.md")  # kept
+    assert rules == "# Context: basekit:context/rules.md\n\nBASEKIT-RULES: answer briefly."

@@ -133,6 +133,6 @@ def test_agents_included_by_a_bundle_are_the_sessions_agents(project_dir, app_bu
     assert [(row["name"], row["description"]) for row in json.loads(listed.stdout)] == [
         ("basekit:helper", "Looks things up for the main agent")]
     shown = json.loads(_amplifier("agents", "show", "basekit:helper", "-P", "app", "--json", cwd=project_dir).stdout)
-    assert shown["instruction"].startswith("HELPER-AGENT-INSTRUCTION: you look things up.")
-    assert shown["instruction"].endswith("# Context: basekit:context/rules.md\n\nBASEKIT-RULES: answer briefly.")
+    assert shown["instruction"].startswith('<context_file paths="@basekit:context/rules.md -> ')
+    assert shown["instruction"].endswith("HELPER-AGENT-INSTRUCTION: you look things up.\n\n@basekit:context/rules.md")
     assert shown["plan"] == {"tools": [{"module": "tool-search"}]}

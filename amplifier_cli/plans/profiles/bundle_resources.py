@@ -4,8 +4,10 @@ it brings (agent files named in `agents.include`, inline definitions).
 How the instruction is made (one rule for every bundle chain): the instruction text is the Markdown body (or
 `instruction:`) of the last file in merge order that has one (a later file replaces an earlier one, as with
 `extends:`), followed by every context file of every bundle in merge order (included bundles first, each
-file once), each as a `# Context: <reference>` section, then the files that `@namespace:path` mentions in those
-texts name (see `mentions`). Sections are separated by a `---` line. Files are read when the bundle is loaded.
+file once), each as a `# Context: <reference>` section; sections are separated by a `---` line. As upstream
+does, the files that `@namespace:path` mentions in that text name (see `mentions`) come first, each as a
+`<context_file paths="@ref -> /path">` block, then a `---` line, then that text (mentions kept as references).
+Files are read when the bundle is loaded.
 """
 
 from __future__ import annotations
@@ -52,17 +54,21 @@ def compose_instruction(
     body: str | None, contexts: list[ContextFile], resolver: ReferenceResolver | None = None
 ) -> str | None:
     parts = [body.strip()] if body and body.strip() else []
-    texts = [_read_context(context) for context in contexts]
-    if resolver is not None and resolver.namespaces:
-        from .mentions import mentioned_files
+    for context in contexts:
+        parts.append(f"# Context: {context.label}\n\n{_read_context(context).strip()}")
+    if not parts:
+        return None
+    combined = SECTION_SEPARATOR.join(parts)
+    if resolver is None or not resolver.namespaces:
+        return combined
+    from .mentions import mentioned_files
 
-        known = {context.path.resolve() for context in contexts}
-        for ref, path in mentioned_files([*parts, *texts], resolver, known):
-            contexts = [*contexts, ContextFile(ref, path)]
-            texts.append(_read_context(contexts[-1]))
-    for context, text in zip(contexts, texts, strict=True):
-        parts.append(f"# Context: {context.label}\n\n{text.strip()}")
-    return SECTION_SEPARATOR.join(parts) if parts else None
+    known = {context.path.resolve() for context in contexts}
+    blocks = [
+        f'<context_file paths="@{ref} -> {path}">\n{_read_context(ContextFile(ref, path)).strip()}\n</context_file>'
+        for ref, path in mentioned_files([combined], resolver, known)
+    ]
+    return SECTION_SEPARATOR.join(["\n\n".join(blocks), combined]) if blocks else combined
 
 
 def _read_context(context: ContextFile) -> str:

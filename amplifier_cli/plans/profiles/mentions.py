@@ -1,8 +1,8 @@
 """`@namespace:path` mentions in a bundle's instruction and context files, as upstream bundles write them
 (`@foundation:context/shared/common-system-base.md`): each one that names a file of a bundle in this load is
-added to the instruction as a context section, once, and mentions inside those files are followed up to
-MAX_DEPTH levels. A mention that resolves to nothing stays plain text (it may mean something else, such as an
-e-mail address); mentions inside fenced code blocks are ignored."""
+put before the instruction, once, and mentions inside those files are followed up to MAX_DEPTH levels. A
+mention that resolves to nothing stays plain text (it may mean something else, such as an e-mail address);
+mentions inside fenced code blocks are ignored."""
 
 from __future__ import annotations
 
