@@ -148,7 +148,7 @@ def test_yaml_bundle_includes_a_profile_by_name_and_a_file_included_twice_is_mer
     """)
     write(directory / "whole.yaml", """
         bundle: {name: whole, description: two parts on top of minimal}
-        includes: [minimal, ./parts/a, ./parts/b]
+        includes: [minimal, parts/a, ./parts/b]
     """)
     profile = load_profile("whole", paths)
     tools = profile.plan["tools"]

@@ -2,7 +2,7 @@
 
 A reference (in `includes:`, `context.include`, `agents.include`, or given to `-P`) is one of:
 - `git+URL[@ref][#subdirectory=path]`: cloned once into the git cache; `path` is relative to the repository root;
-- a path (`./x.md`, `../x`, `/abs`, `~/x`): relative to the directory of the file that declares it;
+- a path (`./x.md`, `../x`, `/abs`, `~/x`, `dir/x`): relative to the directory of the file that declares it;
 - `namespace:path`: `path` inside the root directory of the bundle whose `bundle.name` is `namespace`;
 - a bare name: a bundle already named so in this load, else a profile/bundle found by name (project > user >
   bundled profile directories).
@@ -148,7 +148,8 @@ class ReferenceResolver:
 
     @staticmethod
     def _is_path(ref: str) -> bool:
-        return is_path_like(ref)
+        """`./x`, `/x`, `~/x`, and also `dir/x` (a slash and no namespace): a name has no slash."""
+        return is_path_like(ref) or ("/" in ref and ":" not in ref)
 
     @staticmethod
     def _path(ref: str, declaring_file: Path | None) -> Path:
