@@ -313,3 +313,14 @@ def test_namespace_mentions_are_prepended_as_context_file_blocks_and_followed(pa
     assert "ops@example.com" in mentioned and "@nowhere:context/x.md" in mentioned  # left as text
     assert body.startswith("# Core Instructions") and body.endswith("@basekit:context/philosophy.md")  # kept
     assert rules == "# Context: basekit:context/rules.md\n\nBASEKIT-RULES: answer briefly."
+
+
+def test_a_bundle_in_the_user_profiles_dir_loads_by_name(paths, write) -> None:
+    write(paths.user_profiles_dir / "mine" / "bundle.yaml", """
+        bundle: {name: mine, description: user bundle}
+        includes: [minimal]
+        tools: [{module: tool-web}]
+    """)
+    profile = load_profile("mine", paths)
+    assert profile.location.origin == "user" and profile.description == "user bundle"
+    assert [t["module"] for t in profile.plan["tools"]] == ["tool-web"]

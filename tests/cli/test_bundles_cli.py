@@ -136,3 +136,26 @@ def test_agents_included_by_a_bundle_are_the_sessions_agents(project_dir, app_bu
     assert shown["instruction"].startswith('<context_file paths="@basekit:context/rules.md -> ')
     assert shown["instruction"].endswith("HELPER-AGENT-INSTRUCTION: you look things up.\n\n@basekit:context/rules.md")
     assert shown["plan"] == {"tools": [{"module": "tool-search"}]}
+
+
+def test_a_branch_include_stays_cached_until_module_update_refreshes_it(project_dir, git_repos) -> None:
+    remote = git_repos.make("amplifier-bundle-moving")
+    remote.commit({"bundle.yaml": "bundle: {name: moving}\ntools: [{module: tool-v1}]\n"}, "v1")
+    remote.push()
+    _write(project_dir / ".amplifier" / "profiles" / "mov.yaml", f"""
+        bundle: {{name: mov}}
+        includes: [minimal, "git+{remote.url}@main"]
+    """)
+
+    def tools() -> list[str]:
+        shown = _amplifier("profile", "show", "mov", "--resolved", "--json", cwd=project_dir)
+        assert shown.returncode == 0, shown.stderr
+        return [t["module"] for t in json.loads(shown.stdout)["plan"].get("tools") or []]
+
+    assert tools() == ["tool-v1"]
+    remote.commit({"bundle.yaml": "bundle: {name: moving}\ntools: [{module: tool-v2}]\n"}, "v2")
+    remote.push()
+    assert tools() == ["tool-v1"]  # fetched once; a branch is not re-fetched on every run
+    updated = _amplifier("module", "update", cwd=project_dir)
+    assert updated.returncode == 0, updated.stderr
+    assert tools() == ["tool-v2"]
