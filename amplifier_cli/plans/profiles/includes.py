@@ -56,11 +56,9 @@ class ReferenceResolver:
         if name and name not in self.namespaces:
             self.namespaces[name] = Namespace(file.parent, file)
 
-    def bundle_file(
-        self, ref: str, declaring_file: Path | None, find_named: Callable[[str], Path | None]
-    ) -> tuple[Path, str]:
-        """(bundle file, origin) for an include; origin is 'git' or 'include'. `find_named` looks a bare name
-        up in the profile directories."""
+    def bundle_file(self, ref: str, base_dir: Path, find_named: Callable[[str], Path | None]) -> tuple[Path, str]:
+        """(bundle file, origin) for an include; origin is 'git' or 'include'. Relative paths are relative to
+        `base_dir` (the declaring file's directory); `find_named` looks a bare name up in the profile dirs."""
         if ref.startswith("git+"):
             target = self.git_path(ref)
             found = find_bundle_file(target)
@@ -68,7 +66,7 @@ class ReferenceResolver:
                 raise ReferenceNotFound(f"no bundle file at '{ref}'", _candidates_fix(target))
             return found, "git"
         if self._is_path(ref):
-            base = self._path(ref, declaring_file)
+            base = self._path(ref, base_dir)
             found = find_bundle_file(base)
             if found is None:
                 raise ReferenceNotFound(f"no bundle file at {base}", _candidates_fix(base))
@@ -100,7 +98,7 @@ class ReferenceResolver:
         elif ":" in ref and not self._is_path(ref):
             path = self.namespaced_path(ref)
         else:
-            path = self._path(ref if self._is_path(ref) else f"./{ref}", declaring_file)
+            path = self._path(ref if self._is_path(ref) else f"./{ref}", declaring_file.parent)
         if not path.is_file():
             raise ReferenceNotFound(f"file '{ref}' not found ({path})", "check the path, or create the file")
         return path
@@ -152,13 +150,11 @@ class ReferenceResolver:
         return is_path_like(ref) or ("/" in ref and ":" not in ref)
 
     @staticmethod
-    def _path(ref: str, declaring_file: Path | None) -> Path:
+    def _path(ref: str, base_dir: Path) -> Path:
         import os
 
         path = Path(ref.removeprefix("file://")).expanduser()
-        if not path.is_absolute():
-            path = (declaring_file.parent if declaring_file is not None else Path.cwd()) / path
-        return Path(os.path.normpath(path))
+        return Path(os.path.normpath(path if path.is_absolute() else base_dir / path))
 
 
 def find_bundle_file(base: Path) -> Path | None:

@@ -116,9 +116,9 @@ def load_profile(name: str, paths: AmplifierPaths) -> LoadedProfile:
     `name` is a profile or bundle name (searched project > user > bundled), or a direct reference to a bundle:
     a path (`./bundle.md`, a directory holding `bundle.md`) or a `git+URL[@ref][#subdirectory=...]`."""
     resolver = _resolver(paths)
-    if _is_direct_reference(name):
+    if _is_direct_reference(name, paths.cwd):
         try:
-            path, origin = resolver.bundle_file(name, None, lambda _name: None)
+            path, origin = resolver.bundle_file(name, paths.cwd, lambda _name: None)
         except ReferenceNotFound as missing:
             raise ConfigError.single(missing.message, fix=missing.fix) from None
         label = name if origin == "git" else str(path)
@@ -129,11 +129,10 @@ def load_profile(name: str, paths: AmplifierPaths) -> LoadedProfile:
     return load_profile_at(location, paths, resolver)
 
 
-def _is_direct_reference(name: str) -> bool:
+def _is_direct_reference(name: str, cwd: Path) -> bool:
     if name.startswith("git+") or is_path_like(name):
         return True
-    candidate = Path(name)
-    return candidate.suffix in PROFILE_SUFFIXES and candidate.is_file()
+    return Path(name).suffix in PROFILE_SUFFIXES and (cwd / name).is_file()
 
 
 def _resolver(paths: AmplifierPaths) -> ReferenceResolver:
@@ -278,7 +277,7 @@ def _include_location(
         return found.path if found is not None else None
 
     try:
-        path, origin = resolver.bundle_file(ref, current.path, find_named)
+        path, origin = resolver.bundle_file(ref, current.path.parent, find_named)
     except ReferenceNotFound as missing:
         raise ConfigError.single(
             f"include '{ref}' not found: {missing.message}",
