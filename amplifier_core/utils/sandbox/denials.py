@@ -11,8 +11,14 @@ import os
 import re
 
 _DENIED = re.compile(r"Permission denied|Operation not permitted|EACCES|EPERM|Errno 13|Errno 1\b")
-_QUOTED = re.compile(r"[‘'`\"]([^‘’'`\"\n]+)[’'`\"]")
-_BARE_PATH = re.compile(r"(?<![\w.])(/[^\s:'\"‘’`,;)]+|\.{1,2}/[^\s:'\"‘’`,;)]+)")
+_REFUSAL = r"(?:Permission denied|Operation not permitted)"
+# Where tools put the path: `touch: cannot touch '/x': Permission denied`, `bash: line 1: /x: Permission
+# denied`, `PermissionError: [Errno 13] Permission denied: '/x'`.
+_PATH_FORMS = (
+    re.compile(r"[‘'`\"]([^‘’'`\"\n]+)[’'`\"]: " + _REFUSAL),
+    re.compile(r"(\S+): " + _REFUSAL),
+    re.compile(_REFUSAL + r": [‘'`\"]?([^‘’'`\"\n]+)"),
+)
 _NETWORK = re.compile(r"socket|connect|bind|listen|network|port\b|http", re.IGNORECASE)
 MAX_REPORTED = 5
 
@@ -22,9 +28,12 @@ def _inside(path: str, roots: tuple[str, ...]) -> bool:
 
 
 def _candidate_paths(line: str) -> list[str]:
-    found = [match.group(1) for match in _QUOTED.finditer(line)]
-    found += [match.group(1) for match in _BARE_PATH.finditer(line)]
-    return [item for item in found if "/" in item or item.startswith(".")]
+    for form in _PATH_FORMS:
+        found = [match.group(1).strip() for match in form.finditer(line)]
+        found = [item for item in found if item and not item.endswith(":")]
+        if found:
+            return found
+    return []
 
 
 def refused_actions(output: str, cwd: str, writable: tuple[str, ...], network_refused: bool) -> list[str]:
