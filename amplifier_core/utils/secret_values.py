@@ -61,6 +61,10 @@ class SecretValues:
     def __len__(self) -> int:
         return len(self._ordered)
 
+    def items(self) -> list[tuple[str, str]]:
+        """(name, value) pairs, for handing on (capability ``secrets.values``)."""
+        return [(name, value) for value, name in self._ordered]
+
     def names(self) -> list[str]:
         return sorted({name for _, name in self._ordered})
 

@@ -1,0 +1,57 @@
+"""Which values of a session are secrets, so nothing the session persists holds one.
+
+The plan keeps `${VAR}` references (never values); a reference in a key-like config field (`api_key`,
+`token`, `password`, ...) marks VAR's value as a secret, as do the environment variables named like one
+(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, ...) and the providers' key variables. The result goes to the session
+record (transcript, metadata, saved plan, exports are masked `[REDACTED:NAME]`) and to modules as capability
+`secrets.values` (hooks-logging, hooks-redaction)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from amplifier_core.utils.secret_values import KEY_LIKE_FIELD, SECRETS_CAPABILITY, SecretValues, secret_environment
+
+from ..plans.module_preflight import PROVIDER_KEY_VARS
+
+__all__ = ["SECRETS_CAPABILITY", "plan_secrets", "session_secrets"]
+
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-?([^}]*))?\}")
+
+
+def _key_like_refs(value: Any, key: str | None, found: dict[str, str | None]) -> None:
+    if isinstance(value, str):
+        if key is not None and KEY_LIKE_FIELD.search(key):
+            for match in _REF.finditer(value):
+                found.setdefault(match.group(1), match.group(2))
+    elif isinstance(value, dict):
+        for child_key, child in value.items():
+            _key_like_refs(child, str(child_key), found)
+    elif isinstance(value, list):
+        for child in value:
+            _key_like_refs(child, key, found)
+
+
+def plan_secrets(plan: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """{NAME: value} of what the plan reads through `${NAME}` into key-like fields, and the providers' key
+    variables (with a `${NAME:-default}` default, the default counts when NAME is unset)."""
+    environ = os.environ if environ is None else environ
+    refs: dict[str, str | None] = {}
+    _key_like_refs(dict(plan), None, refs)
+    for section in ("providers",):
+        for entry in plan.get(section) or []:
+            if isinstance(entry, dict) and entry.get("module") in PROVIDER_KEY_VARS:
+                refs.setdefault(PROVIDER_KEY_VARS[entry["module"]], None)
+    found: dict[str, str] = {}
+    for name, default in refs.items():
+        value = environ.get(name) or default
+        if value:
+            found[name] = value
+    return found
+
+
+def session_secrets(plan: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> SecretValues:
+    return SecretValues({**secret_environment(environ), **plan_secrets(plan, environ)})
