@@ -102,7 +102,7 @@ class ApprovalHook:
             options.remove(ALWAYS_ALLOW)  # no rule can cover a command whose name is an expansion
         if shell and isinstance(tool_input.get("command"), str) and self._sandbox_on():
             self._pending_commands[prompt] = tool_input["command"]
-            options.insert(options.index(DENY), RUN_UNCONFINED)
+            options.append(RUN_UNCONFINED)  # last: the riskiest choice is never the one a habit picks
         await self._emit(events.APPROVAL_REQUIRED, {
             "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
         })

@@ -235,7 +235,7 @@ async def test_with_the_sandbox_on_the_user_can_run_a_shell_line_once_outside_it
     coordinator.register_capability("sandbox.run_unconfined_once", lambda command: granted.append(command) or True)
     coordinator.register_cleanup(await approval.mount(coordinator, {}))
     result = await pre(coordinator, "bash", command="touch /etc/x")
-    assert result.approval_options == ["Allow once", "Always allow", "Run once outside the sandbox", "Deny"]
+    assert result.approval_options == ["Allow once", "Always allow", "Deny", "Run once outside the sandbox"]
     run_unconfined = coordinator.get_capability("approval.run_unconfined")
     assert run_unconfined(result.approval_prompt) is True and granted == ["touch /etc/x"]
     assert run_unconfined(result.approval_prompt) is False  # once
