@@ -45,11 +45,13 @@ def test_the_store_and_its_sessions_are_private_and_mask_secrets(tmp_path: Path)
 def test_values_read_through_references_into_key_like_fields_are_secrets() -> None:
     plan = {
         "providers": [{"module": "provider-anthropic", "config": {"api_key": "${MY_KEY}", "base_url": "${URL}"}}],
-        "tools": [{"module": "tool-web", "config": {"headers": {"x-auth-token": "${WEB:-fallback-value}"}}}],
+        "tools": [{"module": "tool-web", "config": {"headers": {"x-auth-token": "${WEB:-fallback-value}"}}},
+                  {"module": "tool-x", "config": {"token": "pasted-literal-token"}}],
     }
     environ = {"MY_KEY": "my-key-value-123", "URL": "http://localhost:1234", "ANTHROPIC_API_KEY": "anthropic-value"}
     assert plan_secrets(plan, environ) == {"MY_KEY": "my-key-value-123", "WEB": "fallback-value",
-                                           "ANTHROPIC_API_KEY": "anthropic-value"}
+                                           "ANTHROPIC_API_KEY": "anthropic-value",
+                                           "tool-x.config.token": "pasted-literal-token"}
 
 
 def test_the_sandbox_flag_sets_the_mode_of_sandboxed_modules_and_keeps_their_other_keys() -> None:
