@@ -27,6 +27,18 @@ def _inside(path: str, roots: tuple[str, ...]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
+def _writable_unconfined(path: str) -> bool:
+    """Whether this (unconfined) process could write ``path``: if not, file permissions refused it, not the
+    sandbox, and the message must not blame the sandbox."""
+    probe = path
+    while probe and not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return os.access(probe or "/", os.W_OK)
+
+
 def _candidate_paths(line: str) -> list[str]:
     for form in _PATH_FORMS:
         found = [match.group(1).strip() for match in form.finditer(line)]
@@ -46,7 +58,7 @@ def refused_actions(output: str, cwd: str, writable: tuple[str, ...], network_re
         outside = []
         for candidate in _candidate_paths(line):
             path = os.path.realpath(os.path.join(cwd, os.path.expanduser(candidate)))
-            if not _inside(path, writable):
+            if not _inside(path, writable) and _writable_unconfined(path):
                 outside.append(path)
         if outside:
             refused.append(f"writing {outside[0]}: outside the write roots")

@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig
-from amplifier_core.utils.sandbox import Confinement, SandboxPolicy, confine
+from amplifier_core.utils.sandbox import WRITABLE_DEVICES, Confinement, SandboxPolicy, confine
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class ToolSandbox:
             "mode": self.policy.mode, "confined": confinement.confined, "required": self.policy.required,
             "network": self.policy.network, "abi": confinement.support.abi, "summary": confinement.describe(),
             "warning": confinement.warning(), "write_roots": [path for path in confinement.writable
-                                                              if not path.startswith("/dev/")],
+                                                              if path not in WRITABLE_DEVICES],
         }
 
     def grant_unconfined_once(self, command: str) -> bool:
