@@ -62,3 +62,43 @@ def test_the_sandbox_flag_sets_the_mode_of_sandboxed_modules_and_keeps_their_oth
     assert plan["tools"][0]["config"]["sandbox"] == {"mode": "off", "network": False}
     assert "config" not in plan["tools"][1]
     assert plan["hooks"][0]["config"] == {"sandbox": {"mode": "off"}}
+
+
+def test_a_profile_sandbox_is_the_default_under_module_keys_and_the_flag_wins(project_dir: Path) -> None:
+    from amplifier_cli.plans.plan import build_plan
+
+    profiles = project_dir / ".amplifier" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "boxed.yaml").write_text(
+        "profile: {name: boxed}\n"
+        "session: {orchestrator: {module: loop-basic}, context: {module: context-simple}}\n"
+        "sandbox: {mode: read-only, network: false}\n"
+        "tools:\n  - module: tool-bash\n    config: {sandbox: {network: true}}\n")
+    paths = AmplifierPaths.discover(cwd=project_dir)
+    built = build_plan(None, "boxed", paths=paths)
+    assert built.plan["tools"][0]["config"]["sandbox"] == {"mode": "read-only", "network": True}
+    assert "sandbox" not in built.plan
+    apply_sandbox_mode(built.plan, "workspace-write")
+    assert built.plan["tools"][0]["config"]["sandbox"] == {"mode": "workspace-write", "network": True}
+
+
+def test_a_bad_profile_sandbox_names_the_file_and_key(project_dir: Path) -> None:
+    import pytest
+
+    from amplifier_cli.errors import ConfigError
+    from amplifier_cli.plans.plan import build_plan
+
+    profiles = project_dir / ".amplifier" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "bad.yaml").write_text("profile: {name: bad}\nsandbox: sometimes\n")
+    (profiles / "boxed.yaml").write_text(
+        "profile: {name: boxed}\n"
+        "session: {orchestrator: {module: loop-basic}, context: {module: context-simple}}\n"
+        "tools:\n  - module: tool-bash\n")
+    with pytest.raises(ConfigError) as raised:
+        build_plan(None, "bad", paths=AmplifierPaths.discover(cwd=project_dir))
+    text = str(raised.value) + " ".join(str(problem) for problem in raised.value.problems)
+    assert "bad.yaml" in text and "sandbox" in text
+    (profiles / "unboxed.yaml").write_text("profile: {name: unboxed, extends: boxed}\nsandbox: off\n")
+    built = build_plan(None, "unboxed", paths=AmplifierPaths.discover(cwd=project_dir))  # YAML reads `off` as false
+    assert built.plan["tools"][0]["config"]["sandbox"] == {"mode": "off"}

@@ -29,6 +29,20 @@ UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
 _warned: set[str] = set()  # one warning per process, however many sessions (sub-agents) mount the tool
 
 
+def normalize_sandbox_value(value: Any) -> Any:
+    """``sandbox: read-only`` means ``{mode: read-only}``; YAML reads a bare ``off`` as false, so false (also as
+    ``mode``) means off and true means the default."""
+    if value is False:
+        return {"mode": "off"}
+    if value is True:
+        return {}
+    if isinstance(value, str):
+        return {"mode": value}
+    if isinstance(value, dict) and value.get("mode") is False:
+        return {**value, "mode": "off"}
+    return value
+
+
 class SandboxConfig(ModuleConfig):
     """``sandbox:`` in tool-bash's config: a mode string, or the mapping below."""
 
@@ -40,7 +54,7 @@ class SandboxConfig(ModuleConfig):
     @model_validator(mode="before")
     @classmethod
     def _mode_shorthand(cls, value: Any) -> Any:
-        return {"mode": value} if isinstance(value, str) else value
+        return normalize_sandbox_value(value)
 
     def policy(self) -> SandboxPolicy:
         return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots), network=self.network,

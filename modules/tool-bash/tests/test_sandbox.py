@@ -182,6 +182,8 @@ async def test_background_commands_are_confined_too(workdir: Path, outside: Path
 
 def test_sandbox_config_shapes() -> None:
     assert parse_module_config(BashConfig, {"sandbox": "off"}, "tool-bash").sandbox.mode == "off"
+    assert parse_module_config(BashConfig, {"sandbox": False}, "tool-bash").sandbox.mode == "off"  # YAML `off`
+    assert parse_module_config(BashConfig, {"sandbox": {"mode": False}}, "tool-bash").sandbox.mode == "off"
     parsed = parse_module_config(BashConfig, {"sandbox": {"write_roots": ["~/.cache"], "network": False}},
                                  "tool-bash")
     assert parsed.sandbox.write_roots == ["~/.cache"] and parsed.sandbox.network is False
