@@ -23,7 +23,8 @@ from .schema import REMOVED_UPSTREAM_KEYS, ProfileFile
 
 PROFILE_SUFFIXES = (".yaml", ".yml", ".md")
 DEFAULT_PROFILE = "default"
-PROFILE_ONLY_KEYS = ("profile", "exclude", "instruction", "project_instructions")  # not part of the mount plan
+# not part of the mount plan
+PROFILE_ONLY_KEYS = ("profile", "exclude", "instruction", "project_instructions", "sandbox")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class LoadedProfile:
     version: str | None = None
     provenance: dict[str, str] = field(default_factory=dict)  # "tools:tool-bash" -> profile that last set it
     project_instructions: bool = True  # add AGENTS.md / AMPLIFIER.md to new sessions
+    sandbox: dict[str, Any] | None = None  # `sandbox:` defaults for the modules that run commands for the model
 
 
 def search_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
@@ -191,6 +193,7 @@ def load_profile_at(
         version=str(leaf_meta["version"]) if isinstance(leaf_meta, dict) and leaf_meta.get("version") else None,
         provenance=provenance,
         project_instructions=merged.get("project_instructions") is not False,
+        sandbox=merged.get("sandbox") or None,
     )
 
 
