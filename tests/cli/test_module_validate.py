@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 BUNDLED_MODULE_IDS = [
     "loop-basic", "loop-streaming", "context-simple", "context-persistent",
     "tool-filesystem", "tool-bash", "tool-web", "tool-task", "tool-todo",
-    "hooks-logging", "hooks-redaction", "hooks-streaming-ui", "hooks-approval",
+    "hooks-logging", "hooks-redaction", "hooks-streaming-ui", "hooks-approval", "hook-shell",
     "provider-scripted", "provider-anthropic", "provider-openai",
 ]
 
