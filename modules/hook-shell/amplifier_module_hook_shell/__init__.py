@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
+from amplifier_core.utils.sandbox import confine
 
-from .config import HookShellConfig
+from .config import HookSandboxConfig, HookShellConfig
 from .hook_files import hooks_files, load_hooks_file, project_hooks_dir
 from .hook_table import HookConfigError, HookTable, parse_hook_events
 from .shell_hooks import HookSite, ShellHooks, show_message
 
 __amplifier_module_type__ = "hook"
-__all__ = ["HookShellConfig", "ShellHooks", "load_hook_table", "mount"]
+__all__ = ["HookSandboxConfig", "HookShellConfig", "ShellHooks", "load_hook_table", "mount"]
 
 MODULE_ID = "hook-shell"
 PROJECT_DIR_CAPABILITY = "session.project_dir"
@@ -68,9 +69,14 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
         raise ModuleConfigError(text if text.startswith(CONFIG_SOURCE) else f"{MODULE_ID}: {text}") from None
     for warning in table.warnings:
         show_message(coordinator, warning, "warning")
+    confinement = confine(settings.sandbox.policy(), str(project_dir.resolve()))
+    sandbox_warning = confinement.warning()
+    if sandbox_warning and table.count():
+        show_message(coordinator, f"shell hooks: {sandbox_warning}", "warning")
     transcript = _capability(coordinator, TRANSCRIPT_CAPABILITY)
     site = HookSite(project_dir=project_dir, hooks_dir=project_hooks_dir(project_dir),
-                    pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None)
+                    pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None,
+                    confinement=confinement)
     shell_hooks = ShellHooks(table, site, coordinator)
     unregister = [coordinator.hooks.register(event, shell_hooks.handle, priority=settings.priority, name=MODULE_ID)
                   for event in shell_hooks.kernel_events()]

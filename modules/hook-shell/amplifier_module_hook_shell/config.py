@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig
+from amplifier_core.utils.sandbox import SandboxPolicy
 
 from .hook_table import DEFAULT_TIMEOUT
+
+
+class HookSandboxConfig(ModuleConfig):
+    """``sandbox:``: the same keys as tool-bash's (a mode string is short for ``{mode: ...}``), so ``--sandbox``
+    and a profile set both alike."""
+
+    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    write_roots: list[str] = Field(default_factory=list)
+    network: bool = True
+    required: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mode_shorthand(cls, value: Any) -> Any:
+        return {"mode": value} if isinstance(value, str) else value
+
+    def policy(self) -> SandboxPolicy:
+        return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots), network=self.network,
+                             required=self.required)
 
 
 class HookShellConfig(ModuleConfig):
@@ -22,6 +42,9 @@ class HookShellConfig(ModuleConfig):
     """Seconds a hook may run when its entry gives no ``timeout``."""
     pass_env: list[str] = Field(default_factory=list)
     """Names (or globs) of credential-like environment variables hooks may see anyway."""
+    sandbox: HookSandboxConfig = Field(default_factory=HookSandboxConfig)
+    """OS sandbox of hook processes (Landlock + no_new_privs): by default they write only in the project, the
+    temp dir and ``write_roots``."""
     priority: int = -20
     """Hook priority: before hooks-approval (-10), so a blocking hook stops a call before anyone is asked and a
     changed input is what approval rules judge."""

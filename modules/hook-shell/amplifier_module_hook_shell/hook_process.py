@@ -2,8 +2,8 @@
 captured apart (bounded), and the whole group ended on timeout or cancellation, so a hook never outlives its
 turn or hangs the session.
 
-``start_hook_process`` is the one place a hook process is created: confining hooks (e.g. with the OS sandbox
-tool-bash uses) is a change to that function alone.
+``start_hook_process`` is the one place a hook process is created; it applies the OS sandbox
+(``amplifier_core.utils.sandbox``, the one tool-bash uses) when given a confinement.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import os
 import shutil
 import signal
 from dataclasses import dataclass
+
+from amplifier_core.utils.sandbox import Confinement
 
 MAX_CAPTURE_BYTES = 1_000_000
 """Per stream; a hook printing more is cut (the rest is read and dropped so it never blocks on a full pipe)."""
@@ -33,11 +35,16 @@ class HookRun:
     timed_out: bool = False
 
 
-async def start_hook_process(command: str, *, cwd: str, env: dict[str, str]) -> asyncio.subprocess.Process:
-    """Start ``command`` under the shell with piped stdin/stdout/stderr, as the leader of a new session (its
-    pid is its process group id)."""
+async def start_hook_process(command: str, *, cwd: str, env: dict[str, str],
+                             confinement: Confinement | None = None) -> asyncio.subprocess.Process:
+    """Start ``command`` under the shell (confined when ``confinement`` says so) with piped stdin/stdout/stderr,
+    as the leader of a new session (its pid is its process group id; the sandbox launcher execs the shell in
+    place, keeping it)."""
+    argv = [SHELL, "-c", command]
+    if confinement is not None:
+        argv = confinement.argv(argv)
     return await asyncio.create_subprocess_exec(
-        SHELL, "-c", command,
+        *argv,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         cwd=cwd, env=env, start_new_session=True,
     )
@@ -85,10 +92,10 @@ def _decode(data: bytearray) -> str:
 
 
 async def run_hook_command(command: str, *, stdin_data: bytes, cwd: str, env: dict[str, str],
-                           timeout: float) -> HookRun:
+                           timeout: float, confinement: Confinement | None = None) -> HookRun:
     """Run ``command`` and return how it ended. Never leaves a process of the hook's group running when it
     returns or is cancelled."""
-    process = await start_hook_process(command, cwd=cwd, env=env)
+    process = await start_hook_process(command, cwd=cwd, env=env, confinement=confinement)
     stdout, stderr = bytearray(), bytearray()
     readers = asyncio.gather(_read_capped(process.stdout, stdout), _read_capped(process.stderr, stderr))
     feeder = asyncio.ensure_future(_feed(process.stdin, stdin_data))

@@ -18,9 +18,10 @@ from typing import Any
 
 from amplifier_core import events
 from amplifier_core.models import HookResult, json_default
+from amplifier_core.utils.sandbox import Confinement
 
 from .event_mapping import KERNEL_EVENTS, hook_event_for
-from .hook_answer import HookAnswer, read_answer
+from .hook_answer import HookAnswer, describe, read_answer
 from .hook_environment import hook_environment
 from .hook_process import run_hook_command
 from .hook_table import HookTable
@@ -42,6 +43,8 @@ class HookSite:
     hooks_dir: Path
     pass_env: tuple[str, ...]
     transcript_path: str | None = None
+    confinement: Confinement | None = None
+    """The OS sandbox hook processes start under (None: unconfined)."""
 
 
 class ShellHooks:
@@ -80,11 +83,21 @@ class ShellHooks:
             "AMPLIFIER_HOOK_EVENT": hook_event.name,
         })
         answers: list[HookAnswer] = []
+        confinement = self.site.confinement
+        refusal = confinement.refusal() if confinement is not None else None
+        cwd = str(self.site.project_dir)
         for hook in (hook for group in groups for hook in group.hooks):
+            if refusal is not None:
+                answers.append(HookAnswer(warning=f"{describe(hook_event.name, hook)} was not run. {refusal}"))
+                continue
             stdin_data = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
-            run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=str(self.site.project_dir),
-                                         env=env, timeout=hook.timeout)
+            run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=cwd, env=env,
+                                         timeout=hook.timeout, confinement=confinement)
             answer = read_answer(hook_event.name, hook, run)
+            if answer.warning and confinement is not None and run.exit_code not in (0, None):
+                note = confinement.explain(f"{run.stderr}\n{run.stdout}", cwd)
+                if note:
+                    answer.warning = f"{answer.warning}\n{note}"
             answers.append(answer)
             if answer.block is not None:
                 break
