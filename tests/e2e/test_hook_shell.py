@@ -86,3 +86,31 @@ def test_failing_hooks_are_warnings_and_hooks_never_see_keys(e2e, tmp_path: Path
     dumped = env_dump.read_text()
     assert "tok-should-not-leak" not in dumped and "sk-ant-not-for-hooks" not in dumped
     assert f"AMPLIFIER_PROJECT_DIR={e2e.project}" in dumped
+
+
+def test_user_hooks_run_before_project_hooks_in_the_project_root_from_a_subdirectory(e2e) -> None:
+    order = e2e.project / "order.txt"
+    user_hooks = e2e.home / "config" / "hooks" / "hooks.json"
+    user_hooks.parent.mkdir(parents=True)
+    user_hooks.write_text(json.dumps({"hooks": {"UserPromptSubmit": command_hook(f'echo "user $PWD" >> "{order}"')}}))
+    write_hooks_json(e2e.project, {"UserPromptSubmit": command_hook(f'echo "project $PWD" >> "{order}"')})
+    e2e.profile("hooked", provider="scripted", script=["Done."], hooks=("hooks-streaming-ui", "hook-shell"))
+    subdirectory = e2e.project / "src" / "pkg"
+    subdirectory.mkdir(parents=True)
+
+    result = e2e.run("run", "-P", "hooked", "hello", cwd=subdirectory)
+
+    assert result.returncode == 0, result.stderr
+    assert order.read_text().splitlines() == [f"user {e2e.project}", f"project {e2e.project}"]
+
+
+def test_a_broken_hooks_file_is_a_configuration_error_naming_the_file_and_key(e2e) -> None:
+    write_hooks_json(e2e.project, {"PreToolUse": [{"matcher": "Bash(", "hooks": []}]})
+    e2e.profile("hooked", provider="scripted", script=["Done."], hooks=("hook-shell",))
+
+    result = e2e.run("run", "-P", "hooked", "hello")
+
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert ".amplifier/hooks/hooks.json: hooks.PreToolUse[0].matcher: 'Bash(' is not a regular expression" in (
+        result.stderr.replace("\n", " "))
