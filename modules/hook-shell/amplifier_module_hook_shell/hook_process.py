@@ -2,6 +2,9 @@
 captured apart (bounded), and the whole group ended on timeout or cancellation, so a hook never outlives its
 turn or hangs the session.
 
+The shell's exit is watched on its own (``process_exited``), not through the end of its output: a process the
+hook leaves behind holding stdout would otherwise keep the hook "running" until its timeout.
+
 ``start_hook_process`` is the one place a hook process is created; it applies the OS sandbox
 (``amplifier_core.utils.sandbox``, the one tool-bash uses) when given a confinement.
 """
@@ -22,7 +25,8 @@ MAX_CAPTURE_BYTES = 1_000_000
 KILL_GRACE_SECONDS = 1.0
 """After SIGTERM, how long the group may take to end before SIGKILL."""
 DRAIN_SECONDS = 0.5
-"""After the hook's shell exits: how long processes it left behind may keep its output open."""
+"""After the hook's shell exits: how long processes it left behind may keep its output open before they are
+ended."""
 
 SHELL = shutil.which("bash") or "/bin/sh"
 
@@ -35,16 +39,43 @@ class HookRun:
     timed_out: bool = False
 
 
-async def start_hook_process(command: str, *, cwd: str, env: dict[str, str],
-                             confinement: Confinement | None = None) -> asyncio.subprocess.Process:
+class HookProtocol(asyncio.SubprocessProtocol):
+    """Collects stdout (fd 1) and stderr (fd 2) up to the cap and signals exit and end of output apart."""
+
+    def __init__(self) -> None:
+        self.output: dict[int, bytearray] = {1: bytearray(), 2: bytearray()}
+        self.exited = asyncio.Event()
+        self.output_closed = asyncio.Event()
+        self._open_outputs = {1, 2}
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        buffer = self.output.get(fd)
+        if buffer is not None and len(buffer) < MAX_CAPTURE_BYTES:
+            buffer.extend(data[: MAX_CAPTURE_BYTES - len(buffer)])
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self._open_outputs.discard(fd)
+        if not self._open_outputs:
+            self.output_closed.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+    def text(self, fd: int) -> str:
+        return bytes(self.output[fd]).decode("utf-8", errors="replace")
+
+
+async def start_hook_process(command: str, *, cwd: str, env: dict[str, str], confinement: Confinement | None = None
+                             ) -> tuple[asyncio.SubprocessTransport, HookProtocol]:
     """Start ``command`` under the shell (confined when ``confinement`` says so) with piped stdin/stdout/stderr,
     as the leader of a new session (its pid is its process group id; the sandbox launcher execs the shell in
     place, keeping it)."""
     argv = [SHELL, "-c", command]
     if confinement is not None:
         argv = confinement.argv(argv)
-    return await asyncio.create_subprocess_exec(
-        *argv,
+    loop = asyncio.get_running_loop()
+    return await loop.subprocess_exec(
+        HookProtocol, *argv,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         cwd=cwd, env=env, start_new_session=True,
     )
@@ -55,78 +86,56 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-async def _read_capped(stream: asyncio.StreamReader | None, into: bytearray) -> None:
-    if stream is None:
-        return
-    while chunk := await stream.read(65536):
-        room = MAX_CAPTURE_BYTES - len(into)
-        if room > 0:
-            into.extend(chunk[:room])
+async def _wait(event: asyncio.Event, timeout: float) -> bool:
+    try:
+        await asyncio.wait_for(event.wait(), timeout)
+    except TimeoutError:
+        return False
+    return True
 
 
-async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:
-    """Write the event; a hook that exits without reading it is fine."""
+async def _end_group(pgid: int, protocol: HookProtocol) -> None:
+    """SIGTERM the group, up to the grace period for the shell to exit, then SIGKILL what is left."""
+    _signal_group(pgid, signal.SIGTERM)
+    await _wait(protocol.exited, KILL_GRACE_SECONDS)
+    _signal_group(pgid, signal.SIGKILL)
+    await _wait(protocol.exited, KILL_GRACE_SECONDS)
+
+
+def _feed(transport: asyncio.SubprocessTransport, data: bytes) -> None:
+    """Hand the event to stdin and close it; the transport buffers what the hook has not read yet, and a hook
+    that exits without reading is fine."""
+    stdin = transport.get_pipe_transport(0)
     if stdin is None:
         return
-    try:
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         stdin.write(data)
-        await stdin.drain()
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    finally:
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            stdin.close()
-
-
-async def _end_group(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM the group, wait up to the grace period for the shell to exit, then SIGKILL what is left."""
-    _signal_group(process.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(process.wait()), KILL_GRACE_SECONDS)
-    _signal_group(process.pid, signal.SIGKILL)
-    await process.wait()
-
-
-def _decode(data: bytearray) -> str:
-    return bytes(data).decode("utf-8", errors="replace")
+        stdin.close()
 
 
 async def run_hook_command(command: str, *, stdin_data: bytes, cwd: str, env: dict[str, str],
                            timeout: float, confinement: Confinement | None = None) -> HookRun:
-    """Run ``command`` and return how it ended. Never leaves a process of the hook's group running when it
-    returns or is cancelled."""
-    process = await start_hook_process(command, cwd=cwd, env=env, confinement=confinement)
-    stdout, stderr = bytearray(), bytearray()
-    readers = asyncio.gather(_read_capped(process.stdout, stdout), _read_capped(process.stderr, stderr))
-    feeder = asyncio.ensure_future(_feed(process.stdin, stdin_data))
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    """Run ``command`` and return how it ended. No process of the hook's group that still holds its output is
+    left running when this returns or is cancelled."""
+    transport, protocol = await start_hook_process(command, cwd=cwd, env=env, confinement=confinement)
+    pgid = transport.get_pid()
     timed_out = False
     try:
-        try:
-            await asyncio.wait_for(asyncio.shield(process.wait()), timeout)
-        except TimeoutError:
+        _feed(transport, stdin_data)
+        if not await _wait(protocol.exited, timeout):
             timed_out = True
-            await _end_group(process)
-        remaining = max(0.0, min(DRAIN_SECONDS, deadline - loop.time())) if not timed_out else DRAIN_SECONDS
-        try:
-            await asyncio.wait_for(asyncio.shield(readers), remaining)
-        except TimeoutError:  # something the hook started in the background still holds its output
-            _signal_group(process.pid, signal.SIGKILL)
+            await _end_group(pgid, protocol)
+        if not await _wait(protocol.output_closed, DRAIN_SECONDS):
+            _signal_group(pgid, signal.SIGKILL)  # left behind by the hook, still holding its output
+            await _wait(protocol.output_closed, KILL_GRACE_SECONDS)
     except asyncio.CancelledError:
-        _signal_group(process.pid, signal.SIGKILL)
-        await asyncio.wait({readers}, timeout=KILL_GRACE_SECONDS)  # output closes once the group is gone
+        _signal_group(pgid, signal.SIGKILL)
+        await _wait(protocol.output_closed, KILL_GRACE_SECONDS)  # closes once the group is gone
         raise
     finally:
-        feeder.cancel()
-        readers.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await readers
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await feeder
-        if process.returncode is None:
-            _signal_group(process.pid, signal.SIGKILL)
-            with contextlib.suppress(Exception):
-                await process.wait()
-    return HookRun(exit_code=None if timed_out else process.returncode, stdout=_decode(stdout),
-                   stderr=_decode(stderr), timed_out=timed_out)
+        if transport.get_returncode() is None:
+            _signal_group(pgid, signal.SIGKILL)
+            await _wait(protocol.exited, KILL_GRACE_SECONDS)
+        transport.close()
+    return HookRun(exit_code=None if timed_out else transport.get_returncode(), stdout=protocol.text(1),
+                   stderr=protocol.text(2), timed_out=timed_out)

@@ -69,6 +69,7 @@ class ShellHooks:
         session_id = str(data.get("session_id") or getattr(self.coordinator, "session_id", None) or "")
         payload: dict[str, Any] = {
             "session_id": session_id,
+            "parent_session_id": data.get("parent_id"),  # set in sub-agent sessions
             "transcript_path": self.site.transcript_path,
             "cwd": str(self.site.project_dir),
             "hook_event_name": hook_event.name,

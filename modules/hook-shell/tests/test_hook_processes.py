@@ -40,6 +40,15 @@ async def test_a_hook_that_times_out_is_killed_with_its_process_group_and_is_a_w
     assert not process_alive(int((lab.project / "leader.pid").read_text()))
 
 
+async def test_a_process_a_hook_leaves_behind_on_its_output_is_ended_and_the_hook_still_counts(lab, fifo) -> None:
+    leaves = lab.script("leaves.sh", f'cat "{fifo}" &\necho \'{{"decision": "deny", "reason": "no"}}\'')
+    lab.write_hooks({"PreToolUse": one_hook(leaves)})
+    coordinator = await lab.mount()
+    assert (await pre(coordinator)).action == "deny"
+    assert messages(coordinator) == []
+    assert not fifo_has_reader(fifo)
+
+
 async def test_a_hook_ignoring_sigterm_is_killed(lab, fifo, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hook_process, "KILL_GRACE_SECONDS", 0.2)
     stubborn = lab.script("stubborn.sh", f"trap '' TERM\ncat \"{fifo}\"")

@@ -64,7 +64,7 @@ async def test_the_event_json_on_stdin_names_session_cwd_event_tool_and_input(la
     lab.write_hooks({"PreToolUse": one_hook(lab.script("record.sh", 'cat >> "$AMPLIFIER_PROJECT_DIR/events.jsonl"'))})
     await pre(await lab.mount(), "bash", command="git status")
     (event,) = lab.read_events()
-    assert event["session_id"] == "test-session"
+    assert event["session_id"] == "test-session" and event["parent_session_id"] is None
     assert event["cwd"] == str(lab.project)
     assert event["hook_event_name"] == "PreToolUse" and event["amplifier_event"] == "tool:pre"
     assert event["tool_name"] == "bash" and event["tool_input"] == {"command": "git status"}
