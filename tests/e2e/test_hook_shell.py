@@ -114,3 +114,21 @@ def test_a_broken_hooks_file_is_a_configuration_error_naming_the_file_and_key(e2
     assert "Traceback" not in result.stderr
     assert ".amplifier/hooks/hooks.json: hooks.PreToolUse[0].matcher: 'Bash(' is not a regular expression" in (
         result.stderr.replace("\n", " "))
+
+
+def test_a_hook_asking_for_approval_is_denied_headless_and_granted_with_approval_allow(e2e) -> None:
+    ask = '{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "writes need a human"}}'
+    write_hooks_json(e2e.project, {"PreToolUse": command_hook(f"echo '{ask}'", matcher="Write")})
+    script = [{"tool_calls": [{"name": "write_file", "arguments": {"file_path": "a.txt", "content": "x\n"}}]},
+              {"text": "Not written.", "match": "denied"},
+              {"text": "Written."}]
+    e2e.profile("asking", provider="scripted", script=script, hooks=("hooks-streaming-ui", "hook-shell"))
+
+    denied = e2e.run("run", "-P", "asking", "write a file")
+    assert denied.returncode == 0, denied.stderr
+    assert denied.stdout == "Not written.\n" and not (e2e.project / "a.txt").exists()
+    assert "writes need a human" in denied.stderr
+
+    allowed = e2e.run("run", "-P", "asking", "--approval", "allow", "write a file")
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stdout == "Written.\n" and (e2e.project / "a.txt").read_text() == "x\n"
