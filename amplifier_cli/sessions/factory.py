@@ -181,6 +181,10 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     await coordinator.mount("module-source-resolver", resolver)
     session.loader.prepare_config = expand_for_mount
     coordinator.register_capability("session.working_dir", str(located.paths.cwd))
+    # the project root (where .amplifier/ is; the cwd when there is none) and the user config dir: hook-shell
+    # runs hooks in the project and reads <config dir>/hooks/hooks.json
+    coordinator.register_capability("session.project_dir", str(located.paths.project_root or located.paths.cwd))
+    coordinator.register_capability("app.user_config_dir", str(located.paths.config_dir))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
