@@ -117,7 +117,7 @@ async def test_complete_with_retries_announces_each_retry_then_reports_and_price
         waits.append(seconds)
 
     response = await complete_with_retries(attempt, emit=log.emit, provider="p", model="m",
-                                           retry=RetryConfig(max_retries=2, jitter=0.0), costs=costs,
+                                           retry=RetryConfig(max_retries=2, jitter=False), costs=costs,
                                            sleep=record_wait)
     assert response.text == "hi" and waits == [2.0]
     assert log.names() == ["provider:retry", "llm:response"]

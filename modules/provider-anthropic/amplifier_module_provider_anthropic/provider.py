@@ -49,7 +49,6 @@ from .streaming import StreamAccumulator
 logger = logging.getLogger(__name__)
 
 PROVIDER_NAME = "anthropic"
-_JITTER_FRACTION = 0.2
 
 
 class AnthropicProvider:
@@ -166,9 +165,9 @@ class AnthropicProvider:
     def _retry_config(self) -> RetryConfig:
         return RetryConfig(
             max_retries=self.config.max_retries,
-            min_delay=self.config.min_retry_delay,
+            initial_delay=self.config.min_retry_delay,
             max_delay=self.config.max_retry_delay,
-            jitter=_JITTER_FRACTION if self.config.retry_jitter else 0.0,
+            jitter=bool(self.config.retry_jitter),
         )
 
     async def _announce_repairs(self, conversation: WireConversation) -> None:

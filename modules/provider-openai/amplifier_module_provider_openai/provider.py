@@ -49,7 +49,6 @@ from .tool_pairs import repair_tool_pairs
 logger = logging.getLogger(__name__)
 
 PROVIDER_NAME = "openai"
-_JITTER_FRACTION = 0.2
 _CHAT_MODEL_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-")
 
 
@@ -175,9 +174,9 @@ class OpenAIProvider:
     def _retry_config(self) -> RetryConfig:
         return RetryConfig(
             max_retries=self.config.max_retries,
-            min_delay=self.config.min_retry_delay,
+            initial_delay=self.config.min_retry_delay,
             max_delay=self.config.max_retry_delay,
-            jitter=_JITTER_FRACTION if self.config.retry_jitter else 0.0,
+            jitter=bool(self.config.retry_jitter),
         )
 
     def _reasoning(self, request: ChatRequest, model: str) -> dict[str, Any] | None:
