@@ -17,7 +17,7 @@ from . import events
 from .approval import ApprovalTimeoutError
 from .cancellation import CancellationToken
 from .hooks import HookRegistry
-from .models import HookResult
+from .models import ContextInjection, HookResult
 from .sanitize import strip_control_chars
 
 if TYPE_CHECKING:
@@ -45,19 +45,20 @@ async def _call_maybe_async(function: Callable[..., Any], *args: Any) -> Any:
 class ModuleCoordinator:
     def __init__(self, session: Any, approval_system: Any = None, display_system: Any = None) -> None:
         self._session = session
-        self.hooks = HookRegistry()
-        self.mount_points: dict[str, Any] = {
+        self._hooks: HookRegistry = HookRegistry()
+        self._mount_points: dict[str, Any] = {
             "orchestrator": None,
             "providers": {},
             "tools": {},
             "context": None,
-            "hooks": self.hooks,
+            "hooks": self._hooks,
             "module-source-resolver": None,
         }
-        self.channels: dict[str, list[dict[str, Any]]] = {}
-        self.approval_system = approval_system
-        self.display_system = display_system
-        self.cancellation = CancellationToken()
+        self._channels: dict[str, list[dict[str, Any]]] = {}
+        self._session_state: dict[str, Any] = {}
+        self._approval_system = approval_system
+        self._display_system = display_system
+        self._cancellation = CancellationToken()
         self._capabilities: dict[str, Any] = {}
         self._cleanup_functions: list[Any] = []
         self._current_turn_injections = 0
@@ -66,6 +67,49 @@ class ModuleCoordinator:
             logger.debug("coordinator created without an approval system: ask_user requests will be denied")
         if display_system is None:
             logger.debug("coordinator created without a display system: hook user messages go to the log")
+
+    # -- state (properties, as in 2.0.2: the containers are shared, the names cannot be rebound) ------
+    @property
+    def hooks(self) -> HookRegistry:
+        return self._hooks
+
+    @property
+    def mount_points(self) -> dict[str, Any]:
+        return self._mount_points
+
+    @property
+    def channels(self) -> dict[str, list[dict[str, Any]]]:
+        """Contribution channels: channel name -> ``[{"name", "callback"}, ...]`` in registration order."""
+        return self._channels
+
+    @property
+    def cancellation(self) -> CancellationToken:
+        return self._cancellation
+
+    @property
+    def session_state(self) -> dict[str, Any]:
+        """Free-form state modules share for the life of the session (upstream loop modules keep theirs here)."""
+        return self._session_state
+
+    @session_state.setter
+    def session_state(self, value: dict[str, Any]) -> None:
+        self._session_state = value
+
+    @property
+    def approval_system(self) -> Any:
+        return self._approval_system
+
+    @approval_system.setter
+    def approval_system(self, value: Any) -> None:
+        self._approval_system = value
+
+    @property
+    def display_system(self) -> Any:
+        return self._display_system
+
+    @display_system.setter
+    def display_system(self, value: Any) -> None:
+        self._display_system = value
 
     # -- read-through properties -------------------------------------------------------------------
     @property
@@ -211,7 +255,7 @@ class ModuleCoordinator:
     # -- hook results --------------------------------------------------------------------------------
     async def process_hook_result(self, result: HookResult, event: str, hook_name: str = "unknown") -> HookResult:
         """Apply a hook result's side effects: context injection, approval requests and user messages."""
-        if result.action == "inject_context" and result.context_injection:
+        if result.action == "inject_context" and (result.context_injections or result.context_injection):
             await self._inject(result, event, hook_name)
         if result.action == "ask_user":
             return await self._ask_user(result, hook_name)
@@ -228,31 +272,42 @@ class ModuleCoordinator:
         return result
 
     async def _inject(self, result: HookResult, event: str, hook_name: str) -> None:
-        content = strip_control_chars(result.context_injection or "")
+        """Add each injection to the context (ephemeral ones are the orchestrator's to send, not to keep).
+
+        A result with ``context_injections`` is applied item by item, each keeping its own role and source;
+        one with only the scalar fields is one item from ``hook_name``/``event``.
+        """
+        items = result.context_injections or [ContextInjection(
+            content=result.context_injection or "", role=result.context_injection_role, ephemeral=result.ephemeral,
+            append_to_last_tool_result=result.append_to_last_tool_result, hook_name=hook_name, event=event)]
         limit = self.injection_size_limit
-        if limit is not None and len(content) > limit:
-            raise ValueError(f"Context injection exceeds {limit} characters ({len(content)} given by {hook_name})")
-        tokens = len(content) // 4
         budget = self.injection_budget_per_turn
-        if budget is not None and self._current_turn_injections + tokens > budget:
-            logger.warning("hook %s exceeds the injection budget of %s tokens this turn", hook_name, budget)
-        self._current_turn_injections += tokens
         context = self.mount_points.get("context")
-        if not result.ephemeral and context is not None and hasattr(context, "add_message"):
-            await context.add_message(
-                {
-                    "role": result.context_injection_role,
+        for item in items:
+            content = strip_control_chars(item.content)
+            if limit is not None and len(content) > limit:
+                raise ValueError(
+                    f"Context injection exceeds {limit} characters ({len(content)} given by {item.hook_name})")
+            tokens = len(content) // 4
+            if budget is not None and self._current_turn_injections + tokens > budget:
+                logger.warning("hook %s exceeds the injection budget of %s tokens this turn", item.hook_name, budget)
+            self._current_turn_injections += tokens
+            if not item.ephemeral and context is not None and hasattr(context, "add_message"):
+                await context.add_message({
+                    "role": item.role,
                     "content": content,
                     "metadata": {
                         "source": "hook",
-                        "hook_name": hook_name,
-                        "event": event,
+                        "hook_name": item.hook_name,
+                        "event": item.event,
                         "timestamp": datetime.now(UTC).isoformat(),
+                        "requested_role": item.role,
+                        "ephemeral": False,
+                        "persisted": True,
                     },
-                }
-            )
-        logger.info("hook %s injected %d characters on %s (ephemeral=%s)", hook_name, len(content), event,
-                    result.ephemeral)
+                })
+            logger.info("hook %s injected %d characters on %s (ephemeral=%s)", item.hook_name, len(content),
+                        item.event, item.ephemeral)
 
     async def _ask_user(self, result: HookResult, hook_name: str) -> HookResult:
         prompt = result.approval_prompt or "Allow this operation?"

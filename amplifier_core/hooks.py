@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import events
-from .models import HookResult
+from .models import ContextInjection, HookResult
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ class HookRegistry:
         current = {**self._defaults, **data} if self._defaults else dict(data)
         current["timestamp"] = utc_timestamp()
         ask_user: HookResult | None = None
-        injections: list[HookResult] = []
+        injections: list[tuple[HookResult, list[ContextInjection]]] = []
         for entry in list(entries):
             try:
                 result = await entry.handler(event, current)
@@ -131,8 +131,9 @@ class HookRegistry:
                 if result.data is not None:
                     current = result.data
             elif action == "inject_context":
-                if result.context_injection:
-                    injections.append(result)
+                items = _stamped_injections(result, entry.name, event)
+                if items:
+                    injections.append((result, items))
             elif action == "ask_user" and ask_user is None:
                 ask_user = result
         if ask_user is not None:
@@ -166,15 +167,30 @@ class HookRegistry:
         return {name: [entry.name for entry in entries] for name, entries in self._handlers.items()}
 
 
-def _merge_injections(results: list[HookResult]) -> HookResult:
-    if len(results) == 1:
-        return results[0]
-    first = results[0]
-    return HookResult(
-        action="inject_context",
-        context_injection="\n\n".join(result.context_injection or "" for result in results),
-        context_injection_role=first.context_injection_role,
-        ephemeral=first.ephemeral,
-        suppress_output=first.suppress_output,
-        append_to_last_tool_result=any(result.append_to_last_tool_result for result in results),
-    )
+def _stamped_injections(result: HookResult, hook_name: str | None, event: str) -> list[ContextInjection]:
+    """The result's injections (its list, else one built from the scalar fields), tagged with their source."""
+    items = result.context_injections
+    if not items and result.context_injection:
+        items = [ContextInjection(content=result.context_injection, role=result.context_injection_role,
+                                  ephemeral=result.ephemeral,
+                                  append_to_last_tool_result=result.append_to_last_tool_result)]
+    stamp = {"hook_name": hook_name or "unknown", "event": event}
+    return [item.model_copy(update=stamp) for item in items]
+
+
+def _merge_injections(injections: list[tuple[HookResult, list[ContextInjection]]]) -> HookResult:
+    """One result carrying every injection in handler order, with the scalar fields projected from them
+    (texts joined by blank lines; role and output suppression of the first; ephemeral/append if any)."""
+    items = [item for _, stamped in injections for item in stamped]
+    projected = {
+        "action": "inject_context",
+        "context_injection": "\n\n".join(item.content for item in items),
+        "context_injection_role": items[0].role,
+        "ephemeral": any(item.ephemeral for item in items),
+        "append_to_last_tool_result": any(item.append_to_last_tool_result for item in items),
+        "context_injections": items,
+    }
+    first = injections[0][0]
+    if len(injections) == 1:
+        return first.model_copy(update=projected)
+    return HookResult(suppress_output=first.suppress_output, **projected)

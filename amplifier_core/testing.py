@@ -95,8 +95,8 @@ class MockCoordinator(ModuleCoordinator):
             session = AmplifierSession(plan, session_id="test-session",
                                        approval_system=approval_system, display_system=display_system)
         super().__init__(session=session, approval_system=approval_system, display_system=display_system)
-        self.hooks = RecordingHookRegistry()
-        self.mount_points["hooks"] = self.hooks
+        self._hooks = RecordingHookRegistry()
+        self.mount_points["hooks"] = self._hooks
         self.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
         # make the session and its loader refer to this coordinator, so the object graph is coherent
         if getattr(session, "coordinator", None) is not None:

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from amplifier_core import HookRegistry, HookResult
+from amplifier_core import ContextInjection, HookRegistry, HookResult
 from amplifier_core.hooks import HookHandler
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
@@ -241,11 +241,35 @@ async def test_multiple_inject_context_merged_with_blank_line() -> None:
     assert merged.append_to_last_tool_result is True
 
 
-async def test_single_inject_context_returned_unchanged() -> None:
+async def test_single_inject_context_keeps_its_fields_and_gains_a_stamped_injection() -> None:
     hooks = HookRegistry()
-    only = HookResult(action="inject_context", context_injection="solo", user_message="hi")
-    hooks.register("e:x", returning(only))
-    assert await hooks.emit("e:x", {}) is only
+    only = HookResult(action="inject_context", context_injection="solo", user_message="hi", ephemeral=True)
+    hooks.register("e:x", returning(only), name="solo-hook")
+    result = await hooks.emit("e:x", {})
+    assert (result.context_injection, result.user_message, result.ephemeral) == ("solo", "hi", True)
+    assert result.context_injections == [ContextInjection(content="solo", ephemeral=True, hook_name="solo-hook",
+                                                          event="e:x")]
+
+
+async def test_context_injections_list_is_merged_in_order_and_projected_onto_scalar_fields() -> None:
+    hooks = HookRegistry()
+    listed = HookResult(action="inject_context", context_injections=[
+        ContextInjection(content="L1", role="user"), ContextInjection(content="L2", hook_name="spoofed", event="x")])
+    scalar = HookResult(action="inject_context", context_injection="S", ephemeral=True)
+    hooks.register("e:x", returning(listed), priority=1, name="lister")
+    hooks.register("e:x", returning(scalar), priority=2, name="scalar")
+    merged = await hooks.emit("e:x", {})
+    assert [(i.content, i.role, i.hook_name, i.event) for i in merged.context_injections] == [
+        ("L1", "user", "lister", "e:x"), ("L2", "system", "lister", "e:x"), ("S", "system", "scalar", "e:x")]
+    assert merged.context_injection == "L1\n\nL2\n\nS"
+    assert merged.context_injection_role == "user" and merged.ephemeral is True
+
+
+async def test_context_injections_without_inject_context_action_are_ignored() -> None:
+    hooks = HookRegistry()
+    hooks.register("e:x", returning(HookResult(context_injections=[ContextInjection(content="no")])))
+    result = await hooks.emit("e:x", {})
+    assert result.action == "continue" and result.context_injections == []
 
 
 async def test_empty_inject_context_is_ignored() -> None:
