@@ -57,6 +57,10 @@ class CancellationToken:
             child.request_graceful()
         return True
 
+    def request_cancellation(self) -> None:
+        """Ask for a graceful stop (2.0.2's plain spelling of :meth:`request_graceful`)."""
+        self.request_graceful()
+
     def request_immediate(self) -> bool:
         if self._state is CancellationState.IMMEDIATE:
             return False

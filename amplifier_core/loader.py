@@ -42,8 +42,36 @@ TYPE_TO_MOUNT_POINT = {
 MountFunction = Callable[..., Awaitable[Any]]
 
 
+MODULE_FAILURE_REASONS = frozenset({
+    "invalid_package_layout", "missing_source", "invalid_entry_point",
+    "invalid_module_metadata", "validation_failed", "unknown",
+})
+"""The bounded set of ``reason_code`` values a module load failure is reported with."""
+
+
 class ModuleValidationError(Exception):
     """A module was found but does not have the shape of an amplifier module."""
+
+    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
+
+
+class ModuleDiscoveryError(ValueError):
+    """No module could be found for an id (a ValueError, as callers of the loader have always caught)."""
+
+    def __init__(self, message: str, *, reason_code: str = "missing_source") -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
+
+
+def module_failure_reason(error: BaseException) -> str:
+    """The failure's category from :data:`MODULE_FAILURE_REASONS`, without parsing its text."""
+    if isinstance(error, SourceNotFoundError):
+        return "missing_source"
+    code = getattr(error, "reason_code", None) if isinstance(error, (ModuleValidationError,
+                                                                      ModuleDiscoveryError)) else None
+    return code if isinstance(code, str) and code in MODULE_FAILURE_REASONS else "unknown"
 
 
 def package_name(module_id: str) -> str:
@@ -84,12 +112,14 @@ def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
     """Cheap structural check done at load time (the full protocol check is validation's job)."""
     if mount is None or not callable(mount):
         raise ModuleValidationError(
-            f"Module '{module_id}' ({where}) has no mount function: define `async def mount(coordinator, config)`"
+            f"Module '{module_id}' ({where}) has no mount function: define `async def mount(coordinator, config)`",
+            reason_code="invalid_entry_point",
         )
     target = mount.func if hasattr(mount, "func") else mount
     if not inspect.iscoroutinefunction(target):
         raise ModuleValidationError(
-            f"Module '{module_id}' ({where}): mount() must be async: `async def mount(coordinator, config)`"
+            f"Module '{module_id}' ({where}): mount() must be async: `async def mount(coordinator, config)`",
+            reason_code="invalid_entry_point",
         )
     try:
         parameters = list(inspect.signature(target).parameters.values())
@@ -99,7 +129,8 @@ def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
     if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
         raise ModuleValidationError(
             f"Module '{module_id}' ({where}): mount() takes {len(positional)} parameter(s); it must take "
-            "(coordinator, config)"
+            "(coordinator, config)",
+            reason_code="invalid_entry_point",
         )
 
 
@@ -274,6 +305,8 @@ class ModuleLoader:
 
         mount_with_config.module_id = module_id  # type: ignore[attr-defined]
         mount_with_config.on_session_ready = on_ready  # type: ignore[attr-defined]
+        if on_ready is not None:  # 2.0.2's spelling, read by upstream session code and tests
+            mount_with_config.__on_session_ready__ = (module_id, on_ready)  # type: ignore[attr-defined]
         return mount_with_config
 
     async def _find_mount(
@@ -303,12 +336,14 @@ class ModuleLoader:
         if key in self._loaded:
             return self._loaded[key]
         if not path.exists():
-            raise ModuleValidationError(f"Module '{module_id}' resolved to {path}, which does not exist")
+            raise ModuleValidationError(f"Module '{module_id}' resolved to {path}, which does not exist",
+                                        reason_code="missing_source")
         package_dir = find_package_dir(module_id, path)
         if package_dir is None:
             raise ModuleValidationError(
                 f"Module '{module_id}' has no valid Python package at {path} "
-                f"(expected {package_name(module_id)}/__init__.py)"
+                f"(expected {package_name(module_id)}/__init__.py)",
+                reason_code="invalid_package_layout",
             )
         import_root = str(package_dir.parent)
         if import_root not in sys.path:
@@ -346,7 +381,7 @@ class ModuleLoader:
                 module = importlib.import_module(package_name(module_id))
         except ImportError as error:
             if getattr(error, "name", None) == package_name(module_id):
-                raise ValueError(f"Module '{module_id}' not found via entry points or filesystem") from error
+                raise ModuleDiscoveryError(f"Module '{module_id}' not found via entry points or filesystem") from error
             raise ValueError(_missing_dependency_message(module_id, package_name(module_id), error)) from error
         mount = getattr(module, "mount", None)
         check_mount_shape(module_id, mount, package_name(module_id))
@@ -364,8 +399,8 @@ class ModuleLoader:
         return await module(coordinator)
 
     # -- on_session_ready queue ----------------------------------------------------------------------
-    def enqueue_on_session_ready(self, module_id: str, callback: Callable[..., Awaitable[Any]]) -> None:
-        self._on_session_ready.append((module_id, callback))
+    def enqueue_on_session_ready(self, module_id: str, fn: Callable[..., Awaitable[Any]]) -> None:
+        self._on_session_ready.append((module_id, fn))
 
     def get_on_session_ready_queue(self) -> list[tuple[str, Callable[..., Awaitable[Any]]]]:
         return list(self._on_session_ready)

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import events
 from .coordinator import ModuleCoordinator
-from .loader import ModuleLoader
+from .loader import ModuleLoader, module_failure_reason
 from .models import SessionStatus
 from .utils import redact_secrets
 
@@ -66,19 +66,50 @@ class AmplifierSession:
             raise ValueError("Configuration must specify session.orchestrator")
         if not session_section.get("context"):
             raise ValueError("Configuration must specify session.context")
-        self.session_id = session_id or str(uuid.uuid4())
-        self.parent_id = parent_id
-        self.config = config
-        self.is_resumed = is_resumed
+        self._session_id = session_id or str(uuid.uuid4())
+        self._parent_id = parent_id
+        self._config = config
+        self._is_resumed = is_resumed
         self.status = SessionStatus(session_id=self.session_id)
         self.failed_modules: list[ModuleFailure] = []
         self._initialized = False
         self._started = False
-        self.coordinator = ModuleCoordinator(
+        self._coordinator = ModuleCoordinator(
             session=self, approval_system=approval_system, display_system=display_system
         )
-        self.coordinator.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
-        self.loader = loader or ModuleLoader(coordinator=self.coordinator)
+        self._coordinator.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
+        self.loader = loader or ModuleLoader(coordinator=self._coordinator)
+
+    # -- identity (read-only, as 2.0.2's session exposes them) -----------------------------------------
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def parent_id(self) -> str | None:
+        return self._parent_id
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self._config
+
+    @property
+    def is_resumed(self) -> bool:
+        return self._is_resumed
+
+    @property
+    def initialized(self) -> bool:
+        """True once ``initialize()`` has mounted the modules."""
+        return self._initialized
+
+    @property
+    def coordinator(self) -> ModuleCoordinator:
+        return self._coordinator
+
+    @coordinator.setter
+    def coordinator(self, value: ModuleCoordinator) -> None:
+        # test doubles (MockCoordinator) adopt a session and make themselves its coordinator
+        self._coordinator = value
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def initialize(self) -> None:
@@ -109,6 +140,7 @@ class AmplifierSession:
                     message = safe_exception_str(error)
                     logger.warning("failed to load %s module '%s': %s", section[:-1], module_id, message)
                     self.failed_modules.append(ModuleFailure(module_id, section, message))
+                    await self._report_load_failure(section[:-1], module_id, error, entry.get("instance_id"))
         self._initialized = True
         for module_id, callback in ready_queue:
             try:
@@ -123,6 +155,19 @@ class AmplifierSession:
             data: dict[str, Any] = {"parent": self.parent_id, "session_id": self.session_id}
             self._add_metadata(data)
             await self.coordinator.hooks.emit(events.SESSION_FORK, data)
+
+    async def _report_load_failure(
+        self, module_type: str, module_id: str, error: BaseException, instance_id: Any = None
+    ) -> None:
+        """Emit ``module:load_failed`` so hooks can see a skipped module; a failing subscriber changes nothing."""
+        data: dict[str, Any] = {"module_type": module_type, "module_id": module_id,
+                                "error": safe_exception_str(error), "reason_code": module_failure_reason(error)}
+        if instance_id:
+            data["instance_id"] = instance_id
+        try:
+            await self.coordinator.hooks.emit(events.MODULE_LOAD_FAILED, data)
+        except Exception as emit_error:
+            logger.debug("module:load_failed handlers failed: %s", emit_error)
 
     async def _mount_one(
         self, module_id: str | None, module_config: dict[str, Any], source: Any, ready_queue: list[tuple[str, Any]]

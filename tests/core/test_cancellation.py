@@ -121,3 +121,14 @@ async def test_trigger_callbacks_reraises_first_fatal_only() -> None:
     token.on_cancel(interrupts)
     with pytest.raises(SystemExit):
         await token.trigger_callbacks()
+
+
+def test_request_cancellation_is_a_graceful_request() -> None:
+    from amplifier_core import CancellationToken
+
+    token = CancellationToken()
+    assert token.request_cancellation() is None
+    assert token.is_graceful and not token.is_immediate
+    token.request_immediate()
+    token.request_cancellation()
+    assert token.is_immediate

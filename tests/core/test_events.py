@@ -37,3 +37,13 @@ def test_events_include_every_upstream_name() -> None:
 def test_debug_and_raw_variants_kept_for_old_subscribers() -> None:
     for base in ("session:start", "session:fork", "session:resume", "llm:request", "llm:response"):
         assert f"{base}:debug" in events.ALL_EVENTS and f"{base}:raw" in events.ALL_EVENTS
+
+
+def test_all_events_starts_with_upstreams_43_in_order_then_this_projects_additions() -> None:
+    from amplifier_core import events
+
+    assert events.MODULE_LOAD_FAILED == "module:load_failed"
+    upstream = events.ALL_EVENTS[:43]
+    assert upstream[0] == "session:start" and upstream[-2:] == ["module:on_session_ready_failed",
+                                                                "module:load_failed"]
+    assert "llm:stream_block_start" in events.ALL_EVENTS[43:] and len(set(events.ALL_EVENTS)) == len(events.ALL_EVENTS)

@@ -512,3 +512,16 @@ async def test_entry_point_table_rescanned_when_sys_path_changes(workshop, monke
     points.clear()
     clear_entry_point_cache()
     assert installed_entry_point(module_id) is None
+
+
+def test_module_failure_reason_is_bounded_and_reads_codes_not_text() -> None:
+    from amplifier_core.loader import MODULE_FAILURE_REASONS, ModuleValidationError, module_failure_reason
+    from amplifier_core.module_sources import ModuleNotFoundError as SourceNotFoundError
+
+    assert module_failure_reason(SourceNotFoundError("x")) == "missing_source"
+    assert module_failure_reason(ModuleValidationError("x")) == "validation_failed"
+    assert module_failure_reason(ModuleValidationError("x", reason_code="invalid_package_layout")) == (
+        "invalid_package_layout")
+    assert module_failure_reason(ModuleValidationError("x", reason_code="made-up")) == "unknown"
+    assert module_failure_reason(RuntimeError("missing_source")) == "unknown"
+    assert {"invalid_entry_point", "invalid_module_metadata", "unknown"} <= MODULE_FAILURE_REASONS
