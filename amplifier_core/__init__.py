@@ -105,6 +105,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_TESTING_NAMES, "testing"})
+
+
 __all__ = [
     "RUST_AVAILABLE",
     "AbortError",

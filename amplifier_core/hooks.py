@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import events
+from .correlation import REQUEST_ID_FIELD, resolve_request_id
 from .models import ContextInjection, HookResult
 
 logger = logging.getLogger(__name__)
@@ -101,11 +102,16 @@ class HookRegistry:
         return bool(self._handlers.get(event))
 
     async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
+        request_id = None
+        if event.startswith(("llm:", "provider:")):  # pair each LLM call's events (see correlation.py)
+            request_id = resolve_request_id(event, data.get(REQUEST_ID_FIELD) if isinstance(data, dict) else None)
         entries = self._handlers.get(event)
         if not entries:
             return HookResult(action="continue", data=data)
         current = {**self._defaults, **data} if self._defaults else dict(data)
         current["timestamp"] = utc_timestamp()
+        if request_id is not None:
+            current[REQUEST_ID_FIELD] = request_id
         ask_user: HookResult | None = None
         injections: list[tuple[HookResult, list[ContextInjection]]] = []
         for entry in list(entries):

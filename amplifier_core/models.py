@@ -212,13 +212,13 @@ class SessionStatus(BaseModel):
 
     @field_validator("cost_usd", mode="before")
     @classmethod
-    def reject_float_cost_usd(cls, value: Any) -> Any:
-        return _reject_float(value)
+    def reject_float_cost_usd(cls, v: Any) -> Any:
+        return _reject_float(v)
 
     @field_serializer("cost_usd", when_used="always")
-    def serialize_cost_usd(self, value: Decimal | None) -> str | None:
+    def serialize_cost_usd(self, v: Decimal | None) -> str | None:
         """A string on every dump path (plain and JSON): exact, and safe to put in an event."""
-        return _cost_as_text(value)
+        return _cost_as_text(v)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)

@@ -27,6 +27,8 @@ PACKAGE = "amplifier_core"
 # Transport-specific or generated internals that no module author imports.
 SKIPPED_MODULE_PARTS = ("_grpc_gen",)
 SIMPLE_TYPES = (str, int, float, bool, type(None))
+# Module-level names that are artefacts of how a file is written, not API.
+IGNORED_NAMES = frozenset({"TYPE_CHECKING"})
 
 
 def public_module_names(package: str = PACKAGE) -> list[str]:
@@ -184,6 +186,11 @@ def describe_object(obj: Any) -> dict[str, Any] | None:
     """Describe one public name; None for names that are not part of the surface (loggers, typing)."""
     if isinstance(obj, types.ModuleType):
         return {"kind": "module", "target": obj.__name__}
+    marker = getattr(obj, "_fixture_function_marker", None)
+    if marker is not None:  # a pytest fixture: what matters is its name, arguments (fixtures it uses), scope
+        wrapped = getattr(obj, "_fixture_function", None) or obj
+        return {"kind": "fixture", "scope": str(marker.scope), "autouse": bool(marker.autouse),
+                "call": _callable_kind(wrapped), "signature": describe_signature(wrapped)}
     if isinstance(obj, type):
         return describe_class(obj)
     if inspect.isfunction(obj) or inspect.isbuiltin(obj) or inspect.ismethod(obj):
@@ -194,7 +201,7 @@ def describe_object(obj: Any) -> dict[str, Any] | None:
 
 
 def _belongs_to_surface(module: types.ModuleType, name: str, obj: Any) -> bool:
-    if name.startswith("_"):
+    if name.startswith("_") or name in IGNORED_NAMES:
         return False
     exported = getattr(module, "__all__", None)
     if exported is not None and name in exported:
@@ -202,7 +209,8 @@ def _belongs_to_surface(module: types.ModuleType, name: str, obj: Any) -> bool:
     if isinstance(obj, types.ModuleType):
         return obj.__name__.startswith(f"{module.__name__}.")
     origin = getattr(obj, "__module__", None)
-    if isinstance(obj, (type,)) or inspect.isfunction(obj) or inspect.isbuiltin(obj):
+    if isinstance(obj, (type,)) or inspect.isfunction(obj) or inspect.isbuiltin(obj) \
+            or hasattr(obj, "_fixture_function_marker"):
         return bool(origin) and origin.startswith(PACKAGE)
     # other values: only simple constants (event names, reason tables) count
     return isinstance(obj, (*SIMPLE_TYPES, list, tuple, set, frozenset, dict))
@@ -214,7 +222,8 @@ def describe_module(module_name: str) -> dict[str, Any]:
     except Exception as error:  # a broken import is part of what we record
         return {"import_error": f"{type(error).__name__}: {error}"}
     names: dict[str, Any] = {}
-    candidates = set(getattr(module, "__all__", [])) | {n for n in vars(module) if not n.startswith("_")}
+    # dir(), not vars(): names a module provides lazily through __getattr__/__dir__ count too
+    candidates = set(getattr(module, "__all__", [])) | {n for n in dir(module) if not n.startswith("_")}
     for name in sorted(candidates):
         try:
             obj = getattr(module, name)

@@ -89,7 +89,10 @@ def entry_differences(path: str, up: dict[str, Any], here: dict[str, Any]) -> di
     kind = up["kind"]
     if kind == "constant" and up["value"] != here["value"]:
         out[path] = f"value {up['value']!r} upstream, {here['value']!r} here"
-    if kind == "function":
+    if kind == "fixture" and (up["scope"], up["autouse"]) != (here["scope"], here["autouse"]):
+        out[f"{path}.scope"] = f"scope/autouse {up['scope']}/{up['autouse']} upstream, " \
+                               f"{here['scope']}/{here['autouse']} here"
+    if kind in ("function", "fixture"):
         problems = signature_problems(up["signature"], here["signature"])
         if up["call"] != "native" and up["call"] != here["call"]:
             problems.append(f"{up['call']} upstream, {here['call']} here")
