@@ -9,6 +9,7 @@ package of the same id, so workspace and env overrides of bundled modules work.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 import inspect
 import logging
@@ -16,7 +17,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -157,15 +158,22 @@ def clear_entry_point_cache() -> None:
 
 def installed_entry_point(module_id: str) -> EntryPoint | None:
     """The first ``amplifier.modules`` entry point named ``module_id``, if any distribution declares one."""
-    key = (entry_points, tuple(sys.path))
+    scan = importlib.metadata.entry_points  # looked up per call, so a patched importlib.metadata is honoured
+    key = (scan, tuple(sys.path))
     table = _entry_point_cache.get(key)
     if table is None:
         table = {}
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
+        for entry in scan(group=ENTRY_POINT_GROUP):
             table.setdefault(entry.name, entry)
         _entry_point_cache.clear()
         _entry_point_cache[key] = table
     return table.get(module_id)
+
+
+def _entry_module(entry: Any) -> str | None:
+    """The import name an entry point loads from (``pkg`` of ``pkg:mount``), when it says."""
+    value = getattr(entry, "value", None)
+    return value.split(":")[0] if isinstance(value, str) and value else None
 
 
 # Packages imported from a resolver's path, by import name. A later direct (entry point / import name) load
@@ -248,8 +256,8 @@ class ModuleLoader:
     # -- discovery ---------------------------------------------------------------------------------
     async def discover(self) -> list[ModuleInfo]:
         found: dict[str, ModuleInfo] = {}
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
-            found.setdefault(entry.name, self._describe(entry.name, entry.value.split(":")[0]))
+        for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+            found.setdefault(entry.name, self._describe(entry.name, _entry_module(entry) or package_name(entry.name)))
         paths = self.search_paths
         if paths is None:
             env = os.environ.get("AMPLIFIER_MODULES", "")
@@ -364,16 +372,19 @@ class ModuleLoader:
             return self._loaded[key]
         entry = installed_entry_point(module_id)
         if entry is not None:
-            _forget_path_import(entry.value.split(":")[0])
+            entry_module = _entry_module(entry)
+            where = f"entry point {getattr(entry, 'value', entry.name)}"
+            if entry_module:
+                _forget_path_import(entry_module)
             try:
                 with _override_roots_hidden(self._added_paths):
                     mount = entry.load()
             except ImportError as error:
-                raise ValueError(_missing_dependency_message(module_id, f"entry point {entry.value}", error)) from error
+                raise ValueError(_missing_dependency_message(module_id, where, error)) from error
             except AttributeError:
                 mount = None  # the entry point names an attribute the package lacks; reported just below
-            check_mount_shape(module_id, mount, f"entry point {entry.value}")
-            module = sys.modules.get(entry.value.split(":")[0])
+            check_mount_shape(module_id, mount, where)
+            module = sys.modules.get(entry_module or getattr(mount, "__module__", "") or "")
             return self._remember(key, module, mount)
         _forget_path_import(package_name(module_id))
         try:

@@ -25,6 +25,14 @@ def json_default(value: Any) -> Any:
     return str(value)
 
 
+def _tool_output_default(value: Any) -> Any:
+    """Like :func:`json_default` for Decimals and pydantic models, but an unknown object is an error (as in
+    2.0.2): a tool must return data, and ``str()`` of an arbitrary object would hide that it did not."""
+    if isinstance(value, (Decimal, BaseModel)):
+        return json_default(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 class ToolResult(BaseModel):
     """What a tool returns. ``output`` carries data even on failure (bash puts stderr there).
 
@@ -90,7 +98,7 @@ class ToolResult(BaseModel):
         """The text an LLM sees: JSON for dicts/lists, ``str()`` otherwise, sanitized of control characters."""
         if self.output is not None:
             if isinstance(self.output, (dict, list)):
-                text = json.dumps(self.output, default=json_default, ensure_ascii=False)
+                text = json.dumps(self.output, default=_tool_output_default, ensure_ascii=False)
             else:
                 text = str(self.output)
             return strip_control_chars(text)

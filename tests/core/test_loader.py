@@ -4,6 +4,7 @@ a resolved path beats an installed package, mount() runs once per load, config i
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import sys
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -11,7 +12,6 @@ from typing import Any
 
 import pytest
 
-import amplifier_core.loader as loader_module
 from amplifier_core import AmplifierSession, ModuleCoordinator, ModuleLoader, ModuleValidationError
 from amplifier_core.loader import TYPE_TO_MOUNT_POINT, find_package_dir, guess_module_type, package_name
 from amplifier_core.module_sources import ModuleNotFoundError as SourceNotFoundError
@@ -47,7 +47,7 @@ def fake_entry_points(monkeypatch: pytest.MonkeyPatch, points: list[EntryPoint])
     def select(group: str, name: str | None = None) -> list[EntryPoint]:
         return [ep for ep in points if ep.group == group and (name is None or ep.name == name)]
 
-    monkeypatch.setattr(loader_module, "entry_points", select)
+    monkeypatch.setattr("importlib.metadata.entry_points", select)
 
 
 def entry(module_id: str, import_name: str) -> EntryPoint:
@@ -213,7 +213,7 @@ async def test_resolved_path_wins_over_installed_entry_point(workshop, monkeypat
 
 async def test_override_of_bundled_module_loads_even_when_already_imported(workshop) -> None:
     bundled = importlib.import_module("amplifier_module_loop_basic")
-    assert "loop-basic" in [ep.name for ep in loader_module.entry_points(group="amplifier.modules")]
+    assert "loop-basic" in [ep.name for ep in importlib.metadata.entry_points(group="amplifier.modules")]
     override_root = workshop.write("loop-basic", recording("override loop"), extra_files={
         "policy.py": "LIMIT = 7\n",
     })
