@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import uuid
 from dataclasses import dataclass
@@ -11,6 +12,14 @@ from . import events
 from .coordinator import ModuleCoordinator
 from .loader import ModuleLoader, module_failure_reason
 from .models import SessionStatus
+from .provider_instances import (
+    BEFORE_LOAD_CAPABILITY,
+    LOAD_FAILURE_CAPABILITY,
+    check_instance_ids,
+    installed_something_new,
+    move_to_instance_name,
+    restore_providers,
+)
 from .utils import redact_secrets
 
 logger = logging.getLogger(__name__)
@@ -129,18 +138,32 @@ class AmplifierSession:
                 await self._mount_one(module_id, module_config, source, ready_queue)
             except Exception as error:
                 raise RuntimeError(f"Cannot initialize without {label}: {safe_exception_str(error)}") from error
+        check_instance_ids(self.config.get("providers") or [])
         for section in ("providers", "tools", "hooks"):
             for entry in self.config.get(section) or []:
                 if not isinstance(entry, dict) or not entry.get("module"):
                     continue
                 module_id = entry["module"]
+                providers_before = dict(self.coordinator.get("providers") or {})
+                entry_queue: list[tuple[str, Any]] = []
                 try:
-                    await self._mount_one(module_id, entry.get("config") or {}, entry.get("source"), ready_queue)
+                    if section == "providers":
+                        await self._mount_provider(entry, entry_queue, providers_before)
+                    else:
+                        await self._mount_one(module_id, entry.get("config") or {}, entry.get("source"), entry_queue)
                 except Exception as error:
                     message = safe_exception_str(error)
                     logger.warning("failed to load %s module '%s': %s", section[:-1], module_id, message)
                     self.failed_modules.append(ModuleFailure(module_id, section, message))
+                    if section == "providers":
+                        await restore_providers(self.coordinator, providers_before)
                     await self._report_load_failure(section[:-1], module_id, error, entry.get("instance_id"))
+                    policy = self.coordinator.get_capability(LOAD_FAILURE_CAPABILITY) if section == "providers" \
+                        else None
+                    if policy is not None:  # app policy may replace the provider, or abort by raising
+                        await policy(self.coordinator, copy.deepcopy(entry), error)
+                else:
+                    ready_queue.extend(entry_queue)
         self._initialized = True
         for module_id, callback in ready_queue:
             try:
@@ -168,6 +191,22 @@ class AmplifierSession:
             await self.coordinator.hooks.emit(events.MODULE_LOAD_FAILED, data)
         except Exception as emit_error:
             logger.debug("module:load_failed handlers failed: %s", emit_error)
+
+    async def _mount_provider(self, entry: dict[str, Any], ready_queue: list[tuple[str, Any]],
+                              before: dict[str, Any]) -> None:
+        """Mount one provider entry and move it to its ``instance_id``, if it has one.
+
+        A provider that returns without mounting (it declines, e.g. for lack of a key) is not an error here:
+        the app reports "no usable provider" with the keys to set, as it always has.
+        """
+        before_load = self.coordinator.get_capability(BEFORE_LOAD_CAPABILITY)
+        if before_load is not None:
+            await before_load(self.coordinator, copy.deepcopy(entry))
+        await self._mount_one(entry["module"], entry.get("config") or {}, entry.get("source"), ready_queue)
+        if not installed_something_new(before, self.coordinator.get("providers") or {}):
+            return
+        if entry.get("instance_id"):
+            await move_to_instance_name(self.coordinator, entry["module"], entry["instance_id"], before)
 
     async def _mount_one(
         self, module_id: str | None, module_config: dict[str, Any], source: Any, ready_queue: list[tuple[str, Any]]
