@@ -95,7 +95,15 @@ class ToolResult(BaseModel):
         return "Failed"
 
     def get_serialized_output(self) -> str:
-        """The text an LLM sees: JSON for dicts/lists, ``str()`` otherwise, sanitized of control characters."""
+        """The text an LLM sees: JSON for dicts/lists, ``str()`` otherwise, sanitized of control characters.
+
+        A result that carries only rich ``content`` (no ``output``) is shown as its text blocks, with a
+        placeholder per image, so orchestrators that send text reach the model with it (2.0.2 says "Success").
+        """
+        if self.output is None and self.content:
+            parts = [block.text if isinstance(block, TextBlock)
+                     else f"[image: {block.source.get('media_type', 'image')}]" for block in self.content]
+            return strip_control_chars("\n\n".join(parts))
         if self.output is not None:
             if isinstance(self.output, (dict, list)):
                 text = json.dumps(self.output, default=_tool_output_default, ensure_ascii=False)

@@ -81,3 +81,9 @@ def test_hook_presentation_replaces_images_and_is_json_safe() -> None:
 
 def test_failure_with_only_an_error_still_fills_output() -> None:
     assert ToolResult(success=False, error={"message": "boom"}).output == "boom"
+
+
+def test_content_only_result_shows_its_text_and_an_image_placeholder_to_the_model() -> None:
+    result = ToolResult(content=[{"type": "text", "text": "seen\x00"}, image(media_type="image/jpeg")])
+    assert result.get_serialized_output() == "seen\n\n[image: image/jpeg]"
+    assert ToolResult(output="o", content=[{"type": "text", "text": "t"}]).get_serialized_output() == "o"
