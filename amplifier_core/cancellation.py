@@ -7,12 +7,15 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 logger = logging.getLogger(__name__)
 
 
-class CancellationState(Enum):
+class CancellationState(StrEnum):
+    """A ``str`` too: 2.0.2's top-level token reports its state as ``"none"``/``"graceful"``/``"immediate"``,
+    its Python module as this enum; either comparison holds here."""
+
     NONE = "none"
     GRACEFUL = "graceful"
     IMMEDIATE = "immediate"

@@ -132,3 +132,12 @@ def test_request_cancellation_is_a_graceful_request() -> None:
     token.request_immediate()
     token.request_cancellation()
     assert token.is_immediate
+
+
+def test_state_compares_equal_to_the_enum_and_to_its_string() -> None:
+    from amplifier_core import CancellationState, CancellationToken
+
+    token = CancellationToken()
+    assert token.state == "none" and token.state == CancellationState.NONE and isinstance(token.state, str)
+    token.request_immediate()
+    assert token.state == "immediate" and f"{token.state}" == "immediate"
