@@ -419,6 +419,39 @@ class ModuleLoader:
     def clear_on_session_ready_queue(self) -> None:
         self._on_session_ready.clear()
 
+    # -- 2.0.2's private helpers, kept because module tooling and upstream tests call them -------------
+    def _find_package_dir(self, module_id: str, module_path: Path) -> Path | None:
+        """The package directory for ``module_id`` in ``module_path``; None (never an error) if there is none."""
+        return find_package_dir(module_id, module_path)
+
+    async def _validate_module(self, module_id: str, module_path: Path,
+                               config: dict[str, Any] | None = None) -> Path:
+        """Check that ``module_path`` holds an importable module with a valid type declaration and an async
+        ``mount(coordinator, config)``; raise ModuleValidationError with a reason code otherwise.
+
+        The protocol checks of the validation framework are ``amplifier module validate``'s job; this is the
+        structural part the loader itself can vouch for.
+        """
+        package_dir = find_package_dir(module_id, module_path)
+        if package_dir is None:
+            raise ModuleValidationError(
+                f"Module '{module_id}' has no valid Python package at {module_path}",
+                reason_code="invalid_package_layout" if module_path.exists() else "missing_source",
+            )
+        try:
+            module = import_package_from_path(package_dir.name, package_dir)
+        except ImportError as error:
+            raise ModuleValidationError(_missing_dependency_message(module_id, str(module_path), error),
+                                        reason_code="invalid_package_layout") from error
+        declared = getattr(module, "__amplifier_module_type__", None)
+        if declared is not None and (not isinstance(declared, str) or declared not in TYPE_TO_MOUNT_POINT):
+            raise ModuleValidationError(
+                f"Module '{module_id}' has unknown type {declared!r}. Valid types: {sorted(TYPE_TO_MOUNT_POINT)}",
+                reason_code="invalid_module_metadata",
+            )
+        check_mount_shape(module_id, getattr(module, "mount", None), str(module_path))
+        return module_path
+
     def cleanup(self) -> None:
         """Undo this loader's sys.path insertions (newest first)."""
         for added in reversed(self._added_paths):

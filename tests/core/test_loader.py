@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import sys
+import uuid
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
@@ -525,3 +526,44 @@ def test_module_failure_reason_is_bounded_and_reads_codes_not_text() -> None:
     assert module_failure_reason(ModuleValidationError("x", reason_code="made-up")) == "unknown"
     assert module_failure_reason(RuntimeError("missing_source")) == "unknown"
     assert {"invalid_entry_point", "invalid_module_metadata", "unknown"} <= MODULE_FAILURE_REASONS
+
+
+@pytest.mark.parametrize(("source", "reason"), [
+    (None, "invalid_package_layout"),
+    ('__amplifier_module_type__ = "tool"\n', "invalid_entry_point"),
+    ('__amplifier_module_type__ = "not-a-type"\n\nasync def mount(coordinator, config): ...\n',
+     "invalid_module_metadata"),
+    ('__amplifier_module_type__ = {"type": "tool"}\n', "invalid_module_metadata"),
+])
+async def test_validate_module_names_the_failure_with_a_reason_code(tmp_path: Path, source: str | None,
+                                                                   reason: str) -> None:
+    from amplifier_core.loader import module_failure_reason
+
+    module_id = f"tool-fixture-{uuid.uuid4().hex[:8]}"
+    if source is not None:
+        package = tmp_path / package_name(module_id)
+        package.mkdir()
+        (package / "__init__.py").write_text(source)
+    try:
+        with pytest.raises(ModuleValidationError) as raised:
+            await ModuleLoader()._validate_module(module_id, tmp_path)
+        assert module_failure_reason(raised.value) == reason
+    finally:
+        sys.modules.pop(package_name(module_id), None)
+
+
+async def test_validate_module_accepts_a_well_formed_module_and_reports_a_missing_root(tmp_path: Path) -> None:
+    module_id = f"tool-good-{uuid.uuid4().hex[:8]}"
+    package = tmp_path / package_name(module_id)
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        '__amplifier_module_type__ = "tool"\n\nasync def mount(coordinator, config): ...\n')
+    try:
+        assert await ModuleLoader()._validate_module(module_id, tmp_path) == tmp_path
+    finally:
+        sys.modules.pop(package_name(module_id), None)
+    ghost = tmp_path / "absent"
+    assert ModuleLoader()._find_package_dir(module_id, ghost) is None
+    with pytest.raises(ModuleValidationError, match="no valid Python package") as raised:
+        await ModuleLoader()._validate_module(module_id, ghost)
+    assert str(ghost) in str(raised.value) and raised.value.reason_code == "missing_source"
