@@ -176,6 +176,19 @@ def _entry_module(entry: Any) -> str | None:
     return value.split(":")[0] if isinstance(value, str) and value else None
 
 
+def _with_ready_hook(module_id: str, module: ModuleType | None, mount: Any) -> Any:
+    """``mount``, carrying the module's async ``on_session_ready`` as ``__on_session_ready__`` (2.0.2's
+    convention); a sync one is refused with a warning."""
+    on_ready = getattr(module, "on_session_ready", None) if module is not None else None
+    if on_ready is not None and mount is not None:
+        if inspect.iscoroutinefunction(on_ready):
+            mount.__on_session_ready__ = (module_id, on_ready)
+        else:
+            logger.warning("module %s defines on_session_ready() as sync; it must be async and is ignored",
+                           module_id)
+    return mount
+
+
 # Packages imported from a resolver's path, by import name. A later direct (entry point / import name) load
 # must not pick these up from sys.modules: it has to import the installed package again.
 _PATH_IMPORTS: dict[str, ModuleType] = {}
@@ -251,7 +264,7 @@ class ModuleLoader:
         self._loaded: dict[tuple[str, str | None], tuple[MountFunction, Any]] = {}
         self._module_info: dict[str, ModuleInfo] = {}
         self._added_paths: list[str] = []
-        self._on_session_ready: list[tuple[str, Callable[..., Awaitable[Any]]]] = []
+        self._on_session_ready_queue: list[tuple[str, Callable[..., Awaitable[Any]]]] = []
 
     # -- discovery ---------------------------------------------------------------------------------
     async def discover(self) -> list[ModuleInfo]:
@@ -411,15 +424,38 @@ class ModuleLoader:
 
     # -- on_session_ready queue ----------------------------------------------------------------------
     def enqueue_on_session_ready(self, module_id: str, fn: Callable[..., Awaitable[Any]]) -> None:
-        self._on_session_ready.append((module_id, fn))
+        self._on_session_ready_queue.append((module_id, fn))
 
     def get_on_session_ready_queue(self) -> list[tuple[str, Callable[..., Awaitable[Any]]]]:
-        return list(self._on_session_ready)
+        return list(self._on_session_ready_queue)
 
     def clear_on_session_ready_queue(self) -> None:
-        self._on_session_ready.clear()
+        self._on_session_ready_queue.clear()
 
     # -- 2.0.2's private helpers, kept because module tooling and upstream tests call them -------------
+    def _load_entry_point(self, module_id: str) -> Callable[..., Any] | None:
+        """The raw mount function of the ``amplifier.modules`` entry point named ``module_id``, or None."""
+        entry = installed_entry_point(module_id)
+        if entry is None:
+            return None
+        try:
+            mount = entry.load()
+        except Exception:
+            logger.exception("could not load %r via its entry point", module_id)
+            return None
+        module = sys.modules.get(getattr(mount, "__module__", None) or "")
+        return _with_ready_hook(module_id, module, mount)
+
+    def _load_filesystem(self, module_id: str, module_name: str | None = None) -> Callable[..., Any] | None:
+        """The raw mount function of importable package ``amplifier_module_<id>``, or None."""
+        try:
+            module = importlib.import_module(module_name or package_name(module_id))
+        except Exception as error:
+            logger.debug("could not import %r: %s", module_id, error)
+            return None
+        mount = getattr(module, "mount", None)
+        return _with_ready_hook(module_id, module, mount) if mount is not None else None
+
     def _find_package_dir(self, module_id: str, module_path: Path) -> Path | None:
         """The package directory for ``module_id`` in ``module_path``; None (never an error) if there is none."""
         return find_package_dir(module_id, module_path)

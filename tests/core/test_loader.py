@@ -567,3 +567,20 @@ async def test_validate_module_accepts_a_well_formed_module_and_reports_a_missin
     with pytest.raises(ModuleValidationError, match="no valid Python package") as raised:
         await ModuleLoader()._validate_module(module_id, ghost)
     assert str(ghost) in str(raised.value) and raised.value.reason_code == "missing_source"
+
+
+def test_load_filesystem_hands_back_the_raw_mount_carrying_an_async_ready_hook(workshop, caplog) -> None:
+    module_id = workshop.unique("tool-raw")
+    ready_source = "async def mount(coordinator, config): ...\n\nasync def on_session_ready(coordinator): ...\n"
+    sync_source = "async def mount(coordinator, config): ...\n\ndef on_session_ready(coordinator): ...\n"
+    root = workshop.write(module_id, ready_source)
+    sys.path.insert(0, str(root))
+    loader = ModuleLoader()
+    mount = loader._load_filesystem(module_id)
+    assert mount.__on_session_ready__[0] == module_id and loader.get_on_session_ready_queue() == []
+    assert loader._load_filesystem("tool-that-does-not-exist-anywhere") is None
+    sync_id = workshop.unique("tool-sync-ready")
+    sys.path.insert(0, str(workshop.write(sync_id, sync_source)))
+    with caplog.at_level("WARNING", logger="amplifier_core.loader"):
+        assert not hasattr(loader._load_filesystem(sync_id), "__on_session_ready__")
+    assert "must be async" in caplog.text
