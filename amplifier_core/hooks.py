@@ -8,6 +8,7 @@ precedence: deny (short-circuits) > ask_user (first wins) > inject_context (merg
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -116,7 +117,9 @@ class HookRegistry:
         injections: list[tuple[HookResult, list[ContextInjection]]] = []
         for entry in list(entries):
             try:
-                result = await entry.handler(event, current)
+                result = entry.handler(event, current)
+                if inspect.isawaitable(result):  # plain functions are accepted too, as 2.0.2 does
+                    result = await result
             except asyncio.CancelledError:
                 logger.error("hook handler %r for %s was cancelled; continuing", entry.name, event)
                 continue
@@ -153,7 +156,9 @@ class HookRegistry:
         collected: list[Any] = []
         for entry in list(self._handlers.get(event, ())):
             try:
-                result = await asyncio.wait_for(entry.handler(event, data), timeout=timeout)
+                result = entry.handler(event, data)
+                if inspect.isawaitable(result):
+                    result = await asyncio.wait_for(result, timeout=timeout)
             except TimeoutError:
                 logger.warning("hook handler %r timed out after %ss on %s", entry.name, timeout, event)
                 continue

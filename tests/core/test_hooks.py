@@ -406,3 +406,17 @@ def test_utc_timestamp_matches_clock_and_iso_format() -> None:
     after = datetime.now(UTC)
     assert before - timedelta(milliseconds=1) <= stamp <= after + timedelta(milliseconds=1)
     assert stamp.utcoffset() == timedelta(0)
+
+
+async def test_plain_function_handlers_run_like_async_ones() -> None:
+    hooks = HookRegistry()
+    seen: list[str] = []
+
+    def sync_handler(event: str, data: dict[str, Any]) -> HookResult:
+        seen.append(event)
+        return HookResult(action="modify", data={**data, "touched": True})
+
+    hooks.register("e:x", sync_handler)
+    result = await hooks.emit("e:x", {})
+    assert seen == ["e:x"] and result.data["touched"] is True
+    assert await hooks.emit_and_collect("e:x", {}) == [{"touched": True}]
