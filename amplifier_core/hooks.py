@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from . import events
 from .correlation import REQUEST_ID_FIELD, resolve_request_id
 from .models import ContextInjection, HookResult
@@ -47,6 +49,7 @@ class HookHandler:
     handler: Handler = field(compare=False)
     priority: int = 0
     name: str | None = field(default=None, compare=False)
+    sequence: int = field(default=0, compare=False)  # registration order, for unregister(name)
 
 
 class HookRegistry:
@@ -61,13 +64,15 @@ class HookRegistry:
 
     def __init__(self) -> None:
         self._handlers: dict[str, list[HookHandler]] = {}
+        self._registrations = 0
         self._defaults: dict[str, Any] = {}
 
     def register(
         self, event: str, handler: Handler, priority: int = 0, name: str | None = None
     ) -> Callable[[], None]:
         """Add ``handler`` for ``event``; returns an idempotent function that removes exactly this entry."""
-        entry = HookHandler(handler, priority, name or getattr(handler, "__name__", None))
+        self._registrations += 1
+        entry = HookHandler(handler, priority, name or getattr(handler, "__name__", None), self._registrations)
         entries = self._handlers.setdefault(event, [])
         entries.append(entry)
         entries.sort(key=lambda item: item.priority)  # stable: equal priorities keep registration order
@@ -85,15 +90,20 @@ class HookRegistry:
     on = register
 
     def unregister(self, name: str, event: str | None = None) -> int:
-        """Remove every handler registered under ``name`` (optionally for one event); returns how many."""
-        removed = 0
+        """Remove the most recent registration named ``name`` (optionally for one event), as 2.0.2 does;
+        earlier ones stay, and each keeps its own handle. Returns how many were removed (0 or 1)."""
+        latest: tuple[list[HookHandler], HookHandler] | None = None
         for event_name, entries in self._handlers.items():
             if event is not None and event_name != event:
                 continue
-            kept = [entry for entry in entries if entry.name != name]
-            removed += len(entries) - len(kept)
-            entries[:] = kept
-        return removed
+            for entry in entries:
+                if entry.name == name and (latest is None or entry.sequence > latest[1].sequence):
+                    latest = (entries, entry)
+        if latest is None:
+            return 0
+        entries, entry = latest
+        entries[:] = [kept for kept in entries if kept is not entry]
+        return 1
 
     def set_default_fields(self, **defaults: Any) -> None:
         """Replace the fields merged under every emitted event's data (the session sets its ids here)."""
@@ -126,11 +136,10 @@ class HookRegistry:
             except Exception:
                 logger.exception("hook handler %r failed on %s; continuing", entry.name, event)
                 continue
-            if not isinstance(result, HookResult):
-                if result is not None:
-                    logger.warning("hook handler %r returned %s, not a HookResult; ignored",
-                                   entry.name, type(result).__name__)
+            if result is None:
                 continue
+            if not isinstance(result, HookResult):
+                result = _coerce_result(result, entry.name)
             action = result.action
             if action == "continue":
                 continue
@@ -176,6 +185,19 @@ class HookRegistry:
         if event is not None:
             return {event: [entry.name for entry in self._handlers.get(event, [])]}
         return {name: [entry.name for entry in entries] for name, entries in self._handlers.items()}
+
+
+def _coerce_result(value: Any, handler_name: str | None) -> HookResult:
+    """A dict answer is read as a HookResult; anything unreadable denies (fails closed), as in 2.0.2."""
+    if isinstance(value, dict):
+        try:
+            return HookResult.model_validate(value)
+        except ValidationError as error:
+            problem = f"returned an invalid HookResult ({error.errors()[0]['msg']})"
+    else:
+        problem = f"returned {type(value).__name__}, not a HookResult"
+    logger.warning("hook handler %r %s; failing closed (deny)", handler_name, problem)
+    return HookResult(action="deny", reason=f"Hook {handler_name!r} {problem}")
 
 
 def _stamped_injections(result: HookResult, hook_name: str | None, event: str) -> list[ContextInjection]:

@@ -274,8 +274,11 @@ class AmplifierSession:
         return result
 
     async def cleanup(self) -> None:
+        """Emit ``session:end`` (once per initialized lifetime), then run the cleanups; ``initialized`` is
+        False afterwards."""
         try:
             if self._initialized:
+                self._initialized = False
                 try:
                     await self.coordinator.hooks.emit(
                         events.SESSION_END, {"session_id": self.session_id, "status": self.status.status}

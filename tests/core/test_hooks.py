@@ -297,17 +297,45 @@ async def test_deny_before_others_stops_execution() -> None:
     assert log == ["deny"] and outcome.action == "deny"
 
 
-async def test_non_hookresult_return_ignored() -> None:
+async def test_dict_answers_are_read_as_hook_results() -> None:
     hooks = HookRegistry()
 
-    async def odd(event: str, data: dict[str, Any]) -> Any:
-        return {"action": "deny"}
+    async def as_dict(event: str, data: dict[str, Any]) -> Any:
+        return {"action": "deny", "reason": "said so in a dict"}
 
     hooks.register("e:x", returning(None), priority=0)
-    hooks.register("e:x", odd, priority=1)
-    hooks.register("e:x", returning(HookResult(action="modify", data={"m": 1})), priority=2)
+    hooks.register("e:x", as_dict, priority=1)
     outcome = await hooks.emit("e:x", {})
-    assert outcome.action == "continue" and outcome.data == {"m": 1}
+    assert outcome.action == "deny" and outcome.reason == "said so in a dict"
+
+
+async def test_unreadable_answers_fail_closed() -> None:
+    for answer in ({"action": "bogus"}, "yes", 42):
+        hooks = HookRegistry()
+
+        async def odd(event: str, data: dict[str, Any], answer: Any = answer) -> Any:
+            return answer
+
+        hooks.register("e:x", odd, name="odd")
+        hooks.register("e:x", returning(HookResult(action="modify", data={"m": 1})), priority=5)
+        outcome = await hooks.emit("e:x", {})
+        assert outcome.action == "deny" and "odd" in outcome.reason
+
+
+async def test_unregister_by_name_removes_only_the_most_recent_registration() -> None:
+    hooks = HookRegistry()
+    calls: list[str] = []
+    old = hooks.register("e:x", returning(None, calls, "old"), name="shared")
+    hooks.register("e:y", returning(None, calls, "other-event"), name="shared")
+    latest = hooks.register("e:x", returning(None, calls, "latest"), name="shared")
+    assert hooks.unregister("shared") == 1
+    latest()  # its own handle no longer finds anything, and removes nothing else
+    await hooks.emit("e:x", {})
+    await hooks.emit("e:y", {})
+    assert calls == ["old", "other-event"]
+    old()
+    assert hooks.unregister("shared", event="e:x") == 0 and hooks.unregister("shared") == 1
+    assert hooks.unregister("nobody") == 0
 
 
 async def test_cancelled_error_in_handler_does_not_stop_emit() -> None:

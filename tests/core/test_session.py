@@ -611,3 +611,13 @@ def test_session_identity_is_read_only() -> None:
     assert (session.parent_id, session.config, session.is_resumed) == ("p", MINIMAL, True)
     with pytest.raises(AttributeError):
         session.session_id = "other"  # type: ignore[misc]
+
+
+async def test_session_end_is_emitted_once_per_initialized_lifetime(session_factory, workshop) -> None:
+    session = session_factory(workshop.standard_plan())
+    seen = record_events(session, "session:end")
+    await session.initialize()
+    await session.cleanup()
+    assert session.initialized is False
+    await session.cleanup()
+    assert [event for event, _ in seen] == ["session:end"]
