@@ -155,7 +155,7 @@ class ModuleCoordinator:
         if mount_point not in self.mount_points:
             raise ValueError(f"Unknown mount point: {mount_point}")
         if mount_point == "hooks":
-            raise ValueError("Hooks are registered on coordinator.hooks, not mounted")
+            raise ValueError("Hooks should be registered directly with the HookRegistry (coordinator.hooks.register)")
         if mount_point in _SINGLE_SLOTS:
             if self.mount_points[mount_point] is not None:
                 logger.warning("replacing the module mounted at %s", mount_point)
@@ -340,4 +340,9 @@ class ModuleCoordinator:
             "providers": sorted(self.mount_points["providers"]),
             "tools": sorted(self.mount_points["tools"]),
             "capabilities": sorted(self._capabilities),
+            # 2.0.2's keys
+            "has_orchestrator": self.mount_points["orchestrator"] is not None,
+            "has_context": self.mount_points["context"] is not None,
+            "has_approval_provider": self.approval_system is not None,
+            "has_display_service": self.display_system is not None,
         }

@@ -455,3 +455,11 @@ async def test_to_dict_summarises_mounts() -> None:
     summary = coordinator.to_dict()
     assert summary["tools"] == ["a", "b"] and summary["session_id"] == "sess-1"
     assert summary["capabilities"] == ["session.spawn"] and summary["orchestrator"] is None
+    assert summary["has_orchestrator"] is False and summary["has_context"] is False
+    assert summary["has_approval_provider"] is (coordinator.approval_system is not None)
+
+
+async def test_mounting_at_hooks_points_to_the_registry() -> None:
+    coordinator = make_coordinator()
+    with pytest.raises(ValueError, match="Hooks should be registered directly"):
+        await coordinator.mount("hooks", object())
