@@ -256,7 +256,7 @@ class ModuleCoordinator:
     async def process_hook_result(self, result: HookResult, event: str, hook_name: str = "unknown") -> HookResult:
         """Apply a hook result's side effects: context injection, approval requests and user messages."""
         if result.action == "inject_context" and (result.context_injections or result.context_injection):
-            await self._inject(result, event, hook_name)
+            result = await self._inject(result, event, hook_name)
         if result.action == "ask_user":
             return await self._ask_user(result, hook_name)
         if result.user_message:
@@ -271,27 +271,30 @@ class ModuleCoordinator:
             logger.debug("hook %s asked to suppress its output on %s", hook_name, event)
         return result
 
-    async def _inject(self, result: HookResult, event: str, hook_name: str) -> None:
-        """Add each injection to the context (ephemeral ones are the orchestrator's to send, not to keep).
+    async def _inject(self, result: HookResult, event: str, hook_name: str) -> HookResult:
+        """Store the durable injections in the context and hand back what is left: the ephemeral ones, which
+        are the orchestrator's to add to the next request only (as 2.0.2 does).
 
-        A result with ``context_injections`` is applied item by item, each keeping its own role and source;
-        one with only the scalar fields is one item from ``hook_name``/``event``.
+        Every item is checked against ``injection_size_limit`` before anything is written, so a bad item
+        leaves neither a partial write nor a budget charge. A result with only the scalar fields is one item
+        from ``hook_name``/``event``. With nothing left over the answer is ``continue``, its other fields kept.
         """
         items = result.context_injections or [ContextInjection(
             content=result.context_injection or "", role=result.context_injection_role, ephemeral=result.ephemeral,
             append_to_last_tool_result=result.append_to_last_tool_result, hook_name=hook_name, event=event)]
+        cleaned = [(item, strip_control_chars(item.content)) for item in items]
         limit = self.injection_size_limit
-        budget = self.injection_budget_per_turn
-        context = self.mount_points.get("context")
-        for item in items:
-            content = strip_control_chars(item.content)
+        for item, content in cleaned:
             if limit is not None and len(content) > limit:
                 raise ValueError(
                     f"Context injection exceeds {limit} characters ({len(content)} given by {item.hook_name})")
-            tokens = len(content) // 4
-            if budget is not None and self._current_turn_injections + tokens > budget:
-                logger.warning("hook %s exceeds the injection budget of %s tokens this turn", item.hook_name, budget)
-            self._current_turn_injections += tokens
+        tokens = sum(len(content) // 4 for _, content in cleaned)
+        budget = self.injection_budget_per_turn
+        if budget is not None and self._current_turn_injections + tokens > budget:
+            logger.warning("hook %s exceeds the injection budget of %s tokens this turn", hook_name, budget)
+        self._current_turn_injections += tokens
+        context = self.mount_points.get("context")
+        for item, content in cleaned:
             if not item.ephemeral and context is not None and hasattr(context, "add_message"):
                 await context.add_message({
                     "role": item.role,
@@ -308,6 +311,19 @@ class ModuleCoordinator:
                 })
             logger.info("hook %s injected %d characters on %s (ephemeral=%s)", item.hook_name, len(content),
                         item.event, item.ephemeral)
+        residual = [item for item in items if item.ephemeral]
+        if not residual:
+            return result.model_copy(update={
+                "action": "continue", "context_injection": None, "context_injections": [], "ephemeral": False,
+                "append_to_last_tool_result": False,
+            })
+        return result.model_copy(update={
+            "context_injection": "\n\n".join(item.content for item in residual),
+            "context_injection_role": residual[0].role,
+            "ephemeral": True,
+            "append_to_last_tool_result": any(item.append_to_last_tool_result for item in residual),
+            "context_injections": residual,
+        })
 
     async def _ask_user(self, result: HookResult, hook_name: str) -> HookResult:
         prompt = result.approval_prompt or "Allow this operation?"
