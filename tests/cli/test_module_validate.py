@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ BUNDLED_MODULE_IDS = [
     "loop-basic", "loop-streaming", "context-simple", "context-persistent",
     "tool-filesystem", "tool-bash", "tool-web", "tool-task", "tool-todo",
     "hooks-logging", "hooks-redaction", "hooks-streaming-ui", "hooks-approval",
-    "provider-scripted", "provider-anthropic", "provider-openai",
+    "provider-scripted", "provider-anthropic", "provider-openai", "tool-mcp",
 ]
 
 
@@ -33,6 +34,9 @@ def _config_for(module_id: str, tmp_path: Path) -> list[str]:
     """Modules that need a setting an app would normally provide get it via --config."""
     if module_id == "context-persistent":
         return ["--config", f"{{path: '{tmp_path / 'context.jsonl'}'}}"]
+    if module_id == "tool-mcp":  # tools come from servers: give it one (a real one from the dev extra)
+        server = {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}
+        return ["--config", json.dumps({"servers": server})]
     return []
 
 
