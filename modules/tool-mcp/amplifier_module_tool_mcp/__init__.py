@@ -52,6 +52,14 @@ def _capability(coordinator: Any, name: str) -> Any:
     return getter(name) if getter else None
 
 
+def _warner(coordinator: Any) -> Any:
+    """Warnings go to the app's display system (stderr in a run, the REPL's output), else to logging."""
+    display = getattr(coordinator, "display_system", None)
+    if display is None:
+        return lambda message: logger.warning("%s", message)
+    return lambda message: display.show_message(message, "warning", source=MODULE_ID)
+
+
 def _path(value: Any) -> Path | None:
     return Path(value).expanduser() if value else None
 
@@ -71,6 +79,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         log_dir=(Path(session_dir) / "mcp") if (session_dir := _capability(coordinator, "session.dir")) else None,
         working_dir=working_dir,
         guard_processes=settings.guard_processes,
+        warn=_warner(coordinator),
     ))
     coordinator.register_capability(STATUS_CAPABILITY, server_set.status)
     coordinator.register_capability(PROMPTS_CAPABILITY, server_set.prompts)
@@ -85,8 +94,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         for tool in connection.tools:
             kernel_tool = McpTool(connection, tool, settings.max_result_chars)
             if kernel_tool.name in mounted:
-                logger.warning("mcp: server '%s' tool '%s' is skipped: its name %s is taken",
-                               connection.name, tool.name, kernel_tool.name)
+                server_set.settings.warn(f"MCP server '{connection.name}' tool '{tool.name}' is skipped: "
+                                         f"its name {kernel_tool.name} is taken")
                 continue
             mounted.add(kernel_tool.name)
             await coordinator.mount("tools", kernel_tool, name=kernel_tool.name)

@@ -15,7 +15,7 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -41,6 +41,7 @@ class ConnectionSettings:
     working_dir: Path | None
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     guard_processes: bool = True
+    warn: Callable[[str], None] = field(default=lambda message: logger.warning("%s", message))
 
 
 def leaf_error(error: BaseException) -> BaseException:
@@ -287,7 +288,7 @@ class ServerConnection:
         self.state, self.error = "crashed", reason
         self._session = None
         self._stop.set()
-        logger.warning("mcp: server '%s' stopped: %s (restarted on the next call)", self.name, reason)
+        self.settings.warn(f"MCP server '{self.name}' stopped: {reason} (restarted on the next call)")
 
 
 async def all_pages(list_method: Any, attribute: str) -> list[Any]:

@@ -4,17 +4,15 @@ warning line and the others go on. Also what the app shows and uses (state, tool
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from .connection import ConnectionSettings, ServerConnection, ServerUnavailable
 from .server_specs import ServerDefinition
 
-logger = logging.getLogger(__name__)
-
 
 class ServerSet:
     def __init__(self, definitions: dict[str, ServerDefinition], settings: ConnectionSettings) -> None:
+        self.settings = settings
         self.connections = {name: ServerConnection(d, settings) for name, d in definitions.items()}
 
     async def start_all(self) -> None:
@@ -25,9 +23,9 @@ class ServerSet:
                 raise outcome  # a cancellation (Ctrl-C during startup) is not a server failure
             if outcome is not True:
                 reason = connection.error or str(outcome)
-                where = f"; its stderr is in {connection.log_path}" if connection.log_path and \
-                    connection.definition.spec.transport == "stdio" else ""
-                logger.warning("mcp: server '%s' failed to start: %s%s", connection.name, reason, where)
+                log = connection.log_path
+                where = f"; its stderr is in {log}" if log and log.is_file() and log.stat().st_size else ""
+                self.settings.warn(f"MCP server '{connection.name}' failed to start: {reason}{where}")
 
     async def close_all(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)

@@ -4,7 +4,6 @@ as the fallback of a bare url) and stdio. Results, resources, prompts, cancellat
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -88,8 +87,7 @@ async def test_sse_transport_explicitly_and_as_the_fallback_of_a_bare_url(mcp_ss
 
 
 async def test_failing_servers_are_one_warning_each_and_the_others_are_mounted(
-        mcp_http_server: str, mount_mcp, mcp_status, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING)
+        mcp_http_server: str, mount_mcp, mcp_status, tmp_path: Path) -> None:
     coordinator = await mount_mcp({"servers": {
         "good": {"url": mcp_http_server, "type": "http"},
         "missing": {"command": "no-such-mcp-server-binary"},
@@ -98,10 +96,13 @@ async def test_failing_servers_are_one_warning_each_and_the_others_are_mounted(
         "unset": {"url": "http://127.0.0.1:9/${MCP_TEST_NOT_SET}"},
     }}, tmp_path)
     try:
-        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "mcp:" in r.getMessage()]
+        shown = coordinator.display_system.messages
+        assert {(m["level"], m["source"]) for m in shown} == {("warning", "tool-mcp")}
+        warnings = [m["message"] for m in shown]
         assert len(warnings) == 4, warnings
         by_server = {w.split("'")[1]: w for w in warnings}
-        assert "command not found: no-such-mcp-server-binary" in by_server["missing"]
+        assert by_server["missing"] == ("MCP server 'missing' failed to start: "
+                                        "command not found: no-such-mcp-server-binary")
         assert "boom on stderr" in by_server["dies"]
         assert f"its stderr is in {tmp_path / 'mcp' / 'dies.log'}" in by_server["dies"]
         assert "boom on stderr" in (tmp_path / "mcp" / "dies.log").read_text()
@@ -134,9 +135,7 @@ async def test_stdio_server_env_is_expanded_and_api_keys_are_not_inherited(
         await coordinator.cleanup()
 
 
-async def test_a_crashed_stdio_server_is_restarted_on_the_next_call(mount_mcp, mcp_status, tmp_path: Path,
-                                                                   caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING)
+async def test_a_crashed_stdio_server_is_restarted_on_the_next_call(mount_mcp, mcp_status, tmp_path: Path) -> None:
     command = stdio_command()
     coordinator = await mount_mcp({"servers": {"local": {"command": command[0], "args": command[1:],
                                                          "env": stdio_server_env()}}}, tmp_path)
@@ -147,7 +146,8 @@ async def test_a_crashed_stdio_server_is_restarted_on_the_next_call(mount_mcp, m
         assert not crashed.success
         assert "closed the connection" in crashed.output and "restarted on the next call" in crashed.output
         assert mcp_status(coordinator)["local"]["state"] == "crashed"
-        assert any("server 'local' stopped" in r.getMessage() for r in caplog.records)
+        assert [m["message"] for m in coordinator.display_system.messages] == [
+            "MCP server 'local' stopped: Connection closed (restarted on the next call)"]
         assert (await tools["mcp__local__echo"].execute({"text": "back"})).output == "echo: back"
         assert (await tools["mcp__local__pid"].execute({})).output != first_pid
         assert mcp_status(coordinator)["local"]["state"] == "connected"
