@@ -80,15 +80,36 @@ def root(
         False, "--version", "-V", callback=_version_callback, is_eager=True, help="Show the version and exit."
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show tracebacks and debug detail on errors."),
+    profile: str = typer.Option(None, "--profile", "-P", help="Chat with this profile."),
+    provider: str = typer.Option(None, "--provider", help="Chat with this provider of the profile (e.g. openai)."),
+    model: str = typer.Option(None, "--model", "-m", help="Chat with this model."),
+    resume: str = typer.Option(None, "--resume", "-r", help="Resume the chat with this session id (or prefix)."),
+    approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
 ) -> None:
-    """Run AI agents assembled from modules, described by YAML profiles (mount plans)."""
-    ctx.obj = {"verbose": verbose}
-    if ctx.invoked_subcommand is None:
-        if sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty():
-            from .commands.run import start
+    """Run AI agents assembled from modules, described by YAML profiles (mount plans).
 
-            raise typer.Exit(start(None))  # the interactive chat, as `amplifier run` without a prompt
-        typer.echo(ctx.get_help())
+    Without a command: the interactive chat (the options above choose its profile, provider, model or session).
+    """
+    ctx.obj = {"verbose": verbose}
+    chat_options = {"profile": profile, "provider": provider, "model": model, "resume": resume}
+    chosen = any(value is not None for value in chat_options.values()) or approval != "ask"
+    if ctx.invoked_subcommand is not None:
+        if chosen:
+            from .errors import UsageError
+
+            raise UsageError.single(
+                f"chat options go after the command: amplifier {ctx.invoked_subcommand} --profile ... "
+                "(before a command they only apply to the chat)",
+                fix=f"move them after '{ctx.invoked_subcommand}', or drop the command to open the chat",
+            )
+        return
+    interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive or chosen:
+        from .commands.run import start
+
+        # the interactive chat, as `amplifier run` without a prompt (piped stdin with options: one turn)
+        raise typer.Exit(start(None, approval=approval, **chat_options))
+    typer.echo(ctx.get_help())
 
 
 def _register_command_modules() -> None:

@@ -24,17 +24,17 @@ def list_agents(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List agents: .amplifier/agents/ (project) > the user config dir's agents/ > the profile's agents:."""
-    from ..agents.views import agent_listing, catalog_for, searched_dirs
+    from ..ui.agent_views import agent_listing, catalog_for, searched_dirs
 
     catalog, profile_name = catalog_for(profile)
     rows = agent_listing(catalog)
     _warn(catalog)
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(rows)
         return
-    from ..tables import print_table
+    from ..ui.tables import print_table
 
     empty = (f"No agents for profile '{profile_name}'. Add one as .amplifier/agents/<name>.md "
              "(frontmatter: description; body: instruction). Searched: " + "; ".join(searched_dirs()))
@@ -53,12 +53,12 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show an agent: where it is defined, its instruction and how its session differs from its parent's."""
-    from ..agents.views import agent_detail, catalog_for
+    from ..ui.agent_views import agent_detail, catalog_for
 
     catalog, _profile_name = catalog_for(profile)
     info = agent_detail(catalog, name)
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(info)
         return
@@ -74,7 +74,7 @@ def show(
     changes = {key: value for key, value in (("exclude", info["exclude"]),) if value}
     changes.update(info["plan"])
     if changes:
-        from ..yaml_document import dump_yaml
+        from ..config.yaml_document import dump_yaml
 
         typer.echo("\nChanges to the parent's mount plan:")
         typer.echo("\n".join("  " + line for line in dump_yaml(changes).rstrip().splitlines()))

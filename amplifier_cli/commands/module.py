@@ -19,15 +19,15 @@ def list_modules(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Installed modules, the active profile's modules and cached git checkouts."""
-    from ..source_views import module_listing
+    from ..ui.source_views import module_listing
 
     rows = module_listing(module_type=module_type)
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(rows)
         return
-    from ..tables import print_table
+    from ..ui.tables import print_table
 
     print_table(
         "Modules",
@@ -52,11 +52,11 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Type, where it resolves from (every layer), whether the active profile uses it."""
-    from ..source_views import module_details
+    from ..ui.source_views import module_details
 
     info = module_details(module_id)
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(info)
         return
@@ -80,15 +80,15 @@ def validate(
 ) -> None:
     """Check a module against the kernel's contracts; exit 0 pass, 1 fail."""
     from ..errors import UsageError
-    from ..module_validation import validate_module
+    from ..plans.module_validation import validate_module
 
     if output not in ("human", "json"):
         raise UsageError.single(f"unknown output format '{output}'", fix="use --output human or --output json")
-    from ..module_validation import parse_module_config
+    from ..plans.module_validation import parse_module_config
 
     report = validate_module(path, module_type, behavioral=behavioral, config=parse_module_config(config))
     if output == "json":
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(report.as_json())
     else:
@@ -122,7 +122,7 @@ def _print_report(report: object) -> None:
 @app.command("update")
 def update(module_id: str = typer.Argument(None, help="Only this module (default: every cached git module).")) -> None:
     """Re-fetch cached git modules that follow a branch; tags and commits stay as they are."""
-    from ..source_views import update_modules
+    from ..ui.source_views import update_modules
 
     results = update_modules(module_id)
     if not results:

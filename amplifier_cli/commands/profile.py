@@ -14,15 +14,15 @@ def register(root: typer.Typer) -> None:
 @app.command("list")
 def list_profiles(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List profiles (project > user > bundled; a name found in several places uses the first)."""
-    from ..profile_views import profile_listing
+    from ..ui.profile_views import profile_listing
 
     rows = profile_listing()
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(rows)
         return
-    from ..tables import print_table
+    from ..ui.tables import print_table
 
     print_table(
         "Profiles",
@@ -38,11 +38,11 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show a profile file, or with --resolved the mount plan it produces (${VAR} references kept)."""
-    from ..profile_views import describe_profile
+    from ..ui.profile_views import describe_profile
 
     info = describe_profile(name, resolved=resolved)
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(info)
         return
@@ -52,7 +52,7 @@ def show(
     typer.echo("Inheritance: " + " -> ".join(info["chain"]))
     typer.echo("")
     if resolved:
-        from ..yaml_document import dump_yaml
+        from ..config.yaml_document import dump_yaml
 
         typer.echo(dump_yaml(info["plan"]).rstrip())
         if info.get("instruction"):
@@ -70,8 +70,8 @@ def use(
     global_: bool = typer.Option(False, "--global", help="All projects (user settings; the default)."),
 ) -> None:
     """Make NAME the active profile in a settings scope (it is loaded and validated first)."""
-    from ..profile_views import use_profile
-    from ..scope_flags import scope_from_flags
+    from ..config.scope_flags import scope_from_flags
+    from ..ui.profile_views import use_profile
 
     scope = scope_from_flags(local, project, global_)
     path = use_profile(name, scope)
@@ -81,11 +81,11 @@ def use(
 @app.command("current")
 def current(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Which profile a session would use, and which settings file chose it."""
-    from ..profile_views import current_profile
+    from ..ui.profile_views import current_profile
 
     info = current_profile()
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(info)
         return

@@ -89,18 +89,18 @@ def start(
         resume = _latest_session_id()
     text = compose_prompt(prompt)
 
-    from ..session_request import SessionRequest
+    from ..sessions.request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume)
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
-            from ..repl import run_repl
+            from ..ui.repl import run_repl
 
             return run_repl(request, approval=approval)
         raise UsageError.single(
             "no prompt given and stdin is not a terminal", fix='pass a prompt: amplifier run "..." (or pipe one in)'
         )
-    from ..oneshot import OneShotOptions, run_one_shot_sync
+    from ..ui.oneshot import OneShotOptions, run_one_shot_sync
 
     options = OneShotOptions(
         prompt=text,
@@ -129,9 +129,9 @@ def _check_new_session_id(session_id: str) -> None:
 
 
 def _latest_session_id() -> str:
+    from ..config.paths import AmplifierPaths
     from ..errors import ConfigError
-    from ..paths import AmplifierPaths
-    from ..session_store.locations import project_key, session_store_for
+    from ..sessions.store.locations import project_key, session_store_for
 
     paths = AmplifierPaths.discover()
     latest = session_store_for(paths).latest(project_key(paths))

@@ -10,8 +10,8 @@ session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clea
 
 
 def _store_and_paths():
-    from ..paths import AmplifierPaths
-    from ..session_store.locations import session_store_for
+    from ..config.paths import AmplifierPaths
+    from ..sessions.store.locations import session_store_for
 
     paths = AmplifierPaths.discover()
     return session_store_for(paths), paths
@@ -19,7 +19,7 @@ def _store_and_paths():
 
 def _find(session_id: str):
     from ..errors import ConfigError
-    from ..session_store import AmbiguousSessionIdError, SessionNotFoundError
+    from ..sessions.store import AmbiguousSessionIdError, SessionNotFoundError
 
     store, _ = _store_and_paths()
     try:
@@ -36,8 +36,8 @@ def list_sessions(
     children: bool = typer.Option(False, "--children", help="Include sub-agent sessions."),
 ) -> None:
     """Sessions of this project, most recent first."""
-    from ..session_store.locations import project_key
-    from ..session_views import summary_row
+    from ..sessions.store.locations import project_key
+    from ..ui.session_views import summary_row
 
     if limit < 0:
         from ..errors import UsageError
@@ -51,11 +51,11 @@ def list_sessions(
         typer.echo(f"warning: skipped session {path.parent.name}: {path} {reason}", err=True)
     rows = [summary_row(meta) for meta in sessions]
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(rows)
         return
-    from ..tables import print_table
+    from ..ui.tables import print_table
 
     print_table(
         "Sessions" + ("" if all_projects else f" in {project_key(paths)}"),
@@ -82,12 +82,12 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Metadata and the last messages of a session."""
-    from ..session_views import session_detail
+    from ..ui.session_views import session_detail
 
     store, record = _find(session_id)
     detail = session_detail(record, store.children_of(record.session_id))
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(detail)
         return

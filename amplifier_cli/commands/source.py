@@ -16,15 +16,15 @@ def register(root: typer.Typer) -> None:
 @app.command("list")
 def list_sources(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Source overrides from all settings scopes (the winning scope for each id)."""
-    from ..source_views import source_listing
+    from ..ui.source_views import source_listing
 
     rows = source_listing()
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(rows)
         return
-    from ..tables import print_table
+    from ..ui.tables import print_table
 
     print_table(
         "Module source overrides",
@@ -40,11 +40,11 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """What every resolution layer answers for MODULE_ID, and which one wins."""
-    from ..source_views import explain_source
+    from ..ui.source_views import explain_source
 
     info = explain_source(module_id)
     if json_output:
-        from ..tables import print_json
+        from ..ui.tables import print_json
 
         print_json(info)
         return
@@ -68,8 +68,8 @@ def add(
     global_: bool = typer.Option(False, "--global", help="All projects (user settings; the default)."),
 ) -> None:
     """Use URI for MODULE_ID (paths are stored absolute)."""
-    from ..scope_flags import scope_from_word_or_flags
-    from ..source_views import add_source
+    from ..config.scope_flags import scope_from_word_or_flags
+    from ..ui.source_views import add_source
 
     chosen = scope_from_word_or_flags(scope, local, project, global_)
     stored, path = add_source(module_id, uri, chosen)
@@ -85,8 +85,8 @@ def remove(
     global_: bool = typer.Option(False, "--global", help="All projects (user settings; the default)."),
 ) -> None:
     """Remove the override for MODULE_ID from a scope."""
-    from ..scope_flags import scope_from_word_or_flags
-    from ..source_views import remove_source
+    from ..config.scope_flags import scope_from_word_or_flags
+    from ..ui.source_views import remove_source
 
     chosen = scope_from_word_or_flags(scope, local, project, global_)
     path = remove_source(module_id, chosen)

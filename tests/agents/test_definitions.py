@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from amplifier_cli.agents import load_agent_catalog
-from amplifier_cli.agents.catalog import select_agents
-from amplifier_cli.agents.overlay import plan_for_agent
-from amplifier_cli.agents.views import agent_detail
+from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.errors import ConfigError
-from amplifier_cli.paths import AmplifierPaths
+from amplifier_cli.plans.agents import load_agent_catalog
+from amplifier_cli.plans.agents.catalog import select_agents
+from amplifier_cli.plans.agents.overlay import plan_for_agent
+from amplifier_cli.ui.agent_views import agent_detail
 
 from .conftest import write_agent
 
@@ -103,7 +103,7 @@ def test_child_plan_merges_agent_modules_by_id_applies_exclude_and_sets_the_mode
                   {"module": "tool-task"}],
         "agents": {"x": {}},
     }
-    from amplifier_cli.agents import AgentDefinition
+    from amplifier_cli.plans.agents import AgentDefinition
 
     agent = AgentDefinition(
         name="reader", description="d",

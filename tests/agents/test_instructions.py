@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from amplifier_cli.instructions import MESSAGE_SOURCE, instruction_files_in, load_project_instructions
-from amplifier_cli.paths import AmplifierPaths
+from amplifier_cli.config.paths import AmplifierPaths
+from amplifier_cli.sessions.instructions import MESSAGE_SOURCE, instruction_files_in, load_project_instructions
 
 
 def load(project: Path):

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from fakeapi import ToolCall, Turn
 
-from amplifier_cli.agents import SubAgentError
-from amplifier_cli.paths import AmplifierPaths
-from amplifier_cli.session_factory import LiveSession, SessionRequest, open_session, session_store_for
+from amplifier_cli.config.paths import AmplifierPaths
+from amplifier_cli.sessions.factory import LiveSession, SessionRequest, open_session, session_store_for
+from amplifier_cli.sessions.spawner import SubAgentError
 
 from .conftest import PARENT_MARK, is_agent, is_parent, write_agent, write_profile
 

@@ -34,6 +34,6 @@ def write() -> Callable[[Path, str], Path]:
 
 @pytest.fixture
 def paths(project_dir: Path):
-    from amplifier_cli.paths import AmplifierPaths
+    from amplifier_cli.config.paths import AmplifierPaths
 
     return AmplifierPaths.discover()

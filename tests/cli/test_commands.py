@@ -168,3 +168,10 @@ def test_source_add_and_remove_accept_the_scope_flags_profile_use_accepts(cli, p
     assert yaml.safe_load(path.read_text()) in (None, {})
     clash = cli("source", "add", "tool-x", "/opt/x", "project", "--local")
     assert clash.exit_code == 2 and "only one" in clash.stderr
+
+
+def test_chat_options_before_a_command_are_a_usage_error_naming_the_fix(cli) -> None:
+    result = cli("-P", "demo", "session", "list")
+    assert result.exit_code == 2
+    assert "chat options go after the command" in result.stderr and "move them after 'session'" in result.stderr
+

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from testkit.git_repos import module_source
 
+from amplifier_cli.config.settings import load_settings
+from amplifier_cli.config.source_uri import parse_source
 from amplifier_cli.errors import ConfigError, RuntimeFailure
-from amplifier_cli.settings import load_settings
-from amplifier_cli.sources import make_resolver
-from amplifier_cli.sources.git_cache import GitCache
-from amplifier_cli.sources.uri import parse_source
+from amplifier_cli.plans.sources import make_resolver
+from amplifier_cli.plans.sources.git_cache import GitCache
 
 MARKER_FILE = "amplifier_module_tool_x/__init__.py"
 
@@ -102,8 +102,8 @@ def test_a_source_is_cloned_once_and_then_served_from_the_cache(repo, cache, tmp
 FETCH_SCRIPT = """
 import sys
 from pathlib import Path
-from amplifier_cli.sources.git_cache import GitCache
-from amplifier_cli.sources.uri import parse_source
+from amplifier_cli.plans.sources.git_cache import GitCache
+from amplifier_cli.config.source_uri import parse_source
 sys.stdin.readline()  # start together
 print(GitCache(Path(sys.argv[1])).ensure(parse_source(sys.argv[2]), "tool-x"))
 """

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from amplifier_cli.config.settings import load_settings
 from amplifier_cli.errors import ConfigError
-from amplifier_cli.module_preflight import check_plan_modules, no_provider_message
-from amplifier_cli.plan import build_plan
-from amplifier_cli.settings import load_settings
-from amplifier_cli.sources import make_resolver
+from amplifier_cli.plans.module_preflight import check_plan_modules, no_provider_message
+from amplifier_cli.plans.plan import build_plan
+from amplifier_cli.plans.sources import make_resolver
 
 
 def test_every_module_of_the_bundled_profiles_resolves(paths) -> None:

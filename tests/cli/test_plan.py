@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from amplifier_cli.env_refs import env_ref_names, expand_env_refs, expand_for_mount
+from amplifier_cli.config.env_refs import env_ref_names, expand_env_refs, expand_for_mount
+from amplifier_cli.config.settings import load_settings
 from amplifier_cli.errors import ConfigError
-from amplifier_cli.plan import build_plan
-from amplifier_cli.settings import load_settings
+from amplifier_cli.plans.plan import build_plan
 
 PROFILE = """
 profile: {name: p}

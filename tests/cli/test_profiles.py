@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from amplifier_cli.config.paths import AmplifierPaths, bundled_profiles_dir
 from amplifier_cli.errors import ConfigError
-from amplifier_cli.paths import AmplifierPaths, bundled_profiles_dir
-from amplifier_cli.profiles import load_profile
-from amplifier_cli.profiles.loader import list_locations
+from amplifier_cli.plans.profiles import load_profile
+from amplifier_cli.plans.profiles.loader import list_locations
 
 BASE = """
 profile: {name: base, description: base profile}
@@ -36,7 +36,7 @@ def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Replace the bundled profiles dir with an empty scratch one."""
     directory = tmp_path / "bundled"
     directory.mkdir()
-    monkeypatch.setattr("amplifier_cli.profiles.loader.bundled_profiles_dir", lambda: directory)
+    monkeypatch.setattr("amplifier_cli.plans.profiles.loader.bundled_profiles_dir", lambda: directory)
     return directory
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from amplifier_cli.paths import AmplifierPaths, find_project_root
-from amplifier_cli.settings import load_settings, update_scope
+from amplifier_cli.config.paths import AmplifierPaths, find_project_root
+from amplifier_cli.config.settings import load_settings, update_scope
 
 
 def test_amplifier_home_holds_config_data_and_cache(amplifier_home: Path, project_dir: Path) -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from testkit.git_repos import module_source
 
+from amplifier_cli.config.settings import load_settings
+from amplifier_cli.config.source_uri import GitSource, PackageSource, PathSource, parse_source
 from amplifier_cli.errors import ConfigError
-from amplifier_cli.settings import load_settings
-from amplifier_cli.sources import make_resolver
-from amplifier_cli.sources.uri import GitSource, PackageSource, PathSource, parse_source
+from amplifier_cli.plans.sources import make_resolver
 from amplifier_core.module_sources import ModuleLoadError, ModuleNotFoundError
 
 

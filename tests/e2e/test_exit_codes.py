@@ -9,7 +9,7 @@ import json
 import pytest
 from fakeapi import Fault
 
-from amplifier_cli.session_store import SessionStore
+from amplifier_cli.sessions.store import SessionStore
 
 
 def _assert_clean_error(stderr: str) -> None:

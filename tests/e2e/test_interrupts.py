@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fakeapi import ToolCall, Turn
 
-from amplifier_cli.session_store import INTERRUPTED_RESULT
+from amplifier_cli.sessions.store import INTERRUPTED_RESULT
 
 WAIT = 30.0
 

@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from amplifier_cli.session_store import SessionMetadata
+from amplifier_cli.sessions.store import SessionMetadata
 
 NOW = datetime.now(UTC)
 

@@ -37,3 +37,10 @@ def test_bytes_that_are_not_utf8_in_the_argument_or_stdin_become_replacement_cha
     assert result.stdout == b"Got it.\n"
     user = [message for message in e2e.transcript(e2e.only_session()) if message["role"] == "user"]
     assert user == [{"role": "user", "content": "caf\ufffd \ufffd\n\npiped \ufffd bytes\n"}]
+
+
+def test_chat_options_on_amplifier_itself_run_a_piped_prompt_once(e2e) -> None:
+    result = e2e.run("-P", "demo", stdin="Write a greeting file")
+    assert result.returncode == 0, result.stderr
+    assert (e2e.project / "amplifier-demo.txt").exists()
+    assert len(e2e.session_dirs()) == 1

@@ -15,14 +15,14 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from amplifier_cli.approval_rules import save_rule, saved_rules
-from amplifier_cli.paths import AmplifierPaths
-from amplifier_cli.repl.approval import ReplApproval, choose_option
-from amplifier_cli.repl.export import save_transcript
-from amplifier_cli.repl.input import ReplCompleter, history_path
-from amplifier_cli.repl.mentions import expand_mentions
-from amplifier_cli.repl.warmup import provider_sdks
-from amplifier_cli.settings import load_settings
+from amplifier_cli.config.approval_rules import save_rule, saved_rules
+from amplifier_cli.config.paths import AmplifierPaths
+from amplifier_cli.config.settings import load_settings
+from amplifier_cli.ui.repl.approval import ReplApproval, choose_option
+from amplifier_cli.ui.repl.export import save_transcript
+from amplifier_cli.ui.repl.input import ReplCompleter, history_path
+from amplifier_cli.ui.repl.mentions import expand_mentions
+from amplifier_cli.ui.repl.warmup import provider_sdks
 from amplifier_core.approval import ApprovalTimeoutError
 
 
@@ -165,7 +165,7 @@ def test_warm_up_imports_the_sdk_of_each_bundled_provider_in_the_plan() -> None:
 
 
 def test_the_repl_modules_import_neither_the_kernel_nor_a_provider_sdk_before_the_prompt() -> None:
-    code = ("import sys, amplifier_cli.repl, amplifier_cli.repl.app, amplifier_cli.repl.input; "
+    code = ("import sys, amplifier_cli.ui.repl, amplifier_cli.ui.repl.app, amplifier_cli.ui.repl.input; "
             "heavy = [m for m in ('amplifier_core', 'anthropic', 'openai', 'pydantic') if m in sys.modules]; "
             "print(heavy)")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -177,7 +177,7 @@ def test_hook_messages_show_level_message_and_source() -> None:
 
     from prompt_toolkit.output.plain_text import PlainTextOutput
 
-    from amplifier_cli.repl.display import ReplDisplay
+    from amplifier_cli.ui.repl.display import ReplDisplay
 
     written = io.StringIO()
     with create_app_session(output=PlainTextOutput(written)):
@@ -191,8 +191,8 @@ async def test_ctrl_c_between_turns_when_no_prompt_is_up_does_not_end_the_chat(p
     import os
     import signal
 
-    from amplifier_cli.repl import app as repl_app
-    from amplifier_cli.session_request import SessionRequest
+    from amplifier_cli.sessions.request import SessionRequest
+    from amplifier_cli.ui.repl import app as repl_app
 
     inputs = iter(["!true", "second"])
     handled: list[str] = []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from amplifier_cli.session_store import (
+from amplifier_cli.sessions.store import (
     INTERRUPTED_RESULT,
     METADATA_VERSION,
     AmbiguousSessionIdError,
@@ -21,7 +21,7 @@ from amplifier_cli.session_store import (
     read_transcript,
     repair_transcript,
 )
-from amplifier_cli.session_store.recording_context import RecordingContext
+from amplifier_cli.sessions.store.recording_context import RecordingContext
 
 
 def _store(tmp_path: Path) -> SessionStore:

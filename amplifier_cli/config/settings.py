@@ -1,0 +1,249 @@
+"""Settings in three scopes, deep-merged user <- project <- local (later wins), each file validated on its own
+so an error names the file and line it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ..errors import ConfigError, UsageError
+from .merge import deep_merge
+from .module_entry import ModuleEntry, source_object_to_uri
+from .paths import AmplifierPaths
+from .schema_errors import validate_document
+from .source_uri import normalize_source_uri
+from .yaml_document import YamlDocument, load_yaml_document, write_text_atomically, write_yaml_atomically
+from .yaml_edit import edit_yaml_text
+
+Scope = Literal["user", "project", "local"]
+SCOPES: tuple[Scope, ...] = ("user", "project", "local")  # lowest precedence first
+
+
+class ProfileSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    active: str | None = None
+    default: str | None = None  # upstream's project-scope "default"; honoured below project `active`
+
+
+class ConfigSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    providers: list[ModuleEntry] | None = None
+
+
+class ModulesSettings(BaseModel):
+    """Modules added on top of every profile (`tools`, `hooks`, `providers` are merged into the plan)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tools: list[ModuleEntry] | None = None
+    hooks: list[ModuleEntry] | None = None
+    providers: list[ModuleEntry] | None = None
+    agents: list[ModuleEntry] | None = None
+    orchestrators: list[ModuleEntry] | None = None
+    contexts: list[ModuleEntry] | None = None
+
+
+class UpdatesSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    check_frequency_hours: float | None = None
+    auto_prompt: bool | None = None
+    last_check: str | None = None
+
+
+class ApprovalSettings(BaseModel):
+    """Rules hooks-approval applies before asking (the REPL saves "Always allow" answers here, local scope)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[dict[str, Any]] | None = None
+
+
+class SettingsFile(BaseModel):
+    """One settings file. Unknown keys are errors (with the closest valid key suggested)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    profile: ProfileSettings | None = None
+    sources: dict[str, str] | None = None
+    config: ConfigSettings | None = None
+    modules: ModulesSettings | None = None
+    collection_sources: dict[str, str] | None = None  # upstream compatibility; read, not used
+    updates: UpdatesSettings | None = None
+    approval: ApprovalSettings | None = None
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _source_objects(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: source_object_to_uri(item) for key, item in value.items()}
+        return value
+
+
+@dataclass
+class ScopeFile:
+    scope: Scope
+    path: Path | None  # None = scope unavailable (no project)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Settings:
+    """The merged view plus each scope's own data (for `profile current`, `source list` provenance)."""
+
+    paths: AmplifierPaths
+    scopes: dict[Scope, ScopeFile]
+    merged: dict[str, Any]
+
+    def active_profile(self) -> tuple[str | None, Scope | None]:
+        """local active > project active > project default > user active; (None, None) = use bundled default."""
+        order: list[tuple[Scope, str]] = [
+            ("local", "active"),
+            ("project", "active"),
+            ("project", "default"),
+            ("user", "active"),
+        ]
+        for scope, key in order:
+            value = (self.scopes[scope].data.get("profile") or {}).get(key)
+            if value:
+                return value, scope
+        return None, None
+
+    @property
+    def sources(self) -> dict[str, str]:
+        return dict(self.merged.get("sources") or {})
+
+    def source_origin(self, module_id: str) -> Scope | None:
+        for scope in reversed(SCOPES):
+            if module_id in (self.scopes[scope].data.get("sources") or {}):
+                return scope
+        return None
+
+    @property
+    def provider_overrides(self) -> list[dict[str, Any]]:
+        return list((self.merged.get("config") or {}).get("providers") or [])
+
+    def added_modules(self, section: str) -> list[dict[str, Any]]:
+        return list((self.merged.get("modules") or {}).get(section) or [])
+
+
+def scope_path(paths: AmplifierPaths, scope: Scope) -> Path | None:
+    return {"user": paths.user_settings, "project": paths.project_settings, "local": paths.local_settings}[scope]
+
+
+def load_settings(paths: AmplifierPaths) -> Settings:
+    """Read and validate every scope; all problems across files are reported together (ConfigError)."""
+    scopes: dict[Scope, ScopeFile] = {}
+    problems = []
+    for scope in SCOPES:
+        path = scope_path(paths, scope)
+        scope_file = ScopeFile(scope, path)
+        if path is not None and path.is_file():
+            try:
+                doc = load_yaml_document(path)
+            except ConfigError as exc:
+                problems.extend(exc.problems)
+                scopes[scope] = scope_file
+                continue
+            data, file_problems = _validate_settings_doc(doc)
+            problems.extend(file_problems)
+            scope_file.data = data
+        scopes[scope] = scope_file
+    if problems:
+        raise ConfigError("invalid settings", problems)
+    merged: dict[str, Any] = {}
+    for scope in SCOPES:
+        merged = deep_merge(merged, scopes[scope].data)
+    return Settings(paths, scopes, merged)
+
+
+def _validate_settings_doc(doc: YamlDocument) -> tuple[dict[str, Any], list]:
+    from ..errors import Problem
+
+    if not isinstance(doc.data, dict):
+        return {}, [Problem("settings must be a mapping of keys", doc.path, 1, None, "start with e.g. 'profile:'")]
+    model, problems = validate_document(SettingsFile, doc)
+    if problems:
+        return {}, problems
+    data = model.model_dump(exclude_none=True)
+    # relative source paths mean "relative to this file", so make them absolute now
+    if data.get("sources"):
+        data["sources"] = {key: normalize_source_uri(uri, doc.path.parent) for key, uri in data["sources"].items()}
+    return data, []
+
+
+def writable_scope_path(paths: AmplifierPaths, scope: Scope) -> Path:
+    path = scope_path(paths, scope)
+    if path is None:
+        raise UsageError.single(
+            f"the {scope} scope is not available here (no project directory: running from your home directory?)",
+            fix="run inside a project directory, or use --global",
+        )
+    return path
+
+
+def update_scope(paths: AmplifierPaths, scope: Scope, key_path: tuple[str, ...], value: Any) -> Path:
+    """Set (or, with value None, remove) one key in one scope's file, keeping everything else in it."""
+    path = writable_scope_path(paths, scope)
+    data: dict[str, Any] = {}
+    doc: YamlDocument | None = None
+    if path.is_file():
+        doc = load_yaml_document(path)
+        if not isinstance(doc.data, dict):
+            raise ConfigError.single(
+                "settings must be a mapping of keys; not changing it, so nothing in it is lost",
+                file=path,
+                line=1,
+                fix="edit the file into the form 'profile: {active: NAME}' (or move it away) and retry",
+            )
+        data = doc.data
+    node = data
+    for depth, key in enumerate(key_path[:-1]):
+        child = node.get(key)
+        if child is not None and not isinstance(child, dict):
+            where = ".".join(key_path[: depth + 1])
+            raise ConfigError.single(
+                f"is a {type(child).__name__}, not a mapping; not changing it, so nothing in it is lost",
+                file=path,
+                line=doc.line_of(tuple(key_path[: depth + 1])) if doc is not None else None,
+                key_path=where,
+                fix=f"make '{where}' a mapping (or delete it) and retry",
+            )
+        if child is None:
+            if value is None:
+                return path
+            child = node[key] = {}
+        node = child
+    if value is None:
+        node.pop(key_path[-1], None)
+        _prune_empty(data, key_path[:-1])
+    else:
+        node[key_path[-1]] = value
+    try:
+        edited = edit_yaml_text(doc.text, key_path, value, data) if doc is not None else None
+        if edited is not None:
+            write_text_atomically(path, edited)  # the user's comments and layout kept
+        else:
+            write_yaml_atomically(path, data)
+    except OSError as error:
+        raise ConfigError.single(
+            f"cannot write settings: {error.strerror or error}",
+            file=path,
+            fix=f"make {path.parent} a writable directory"
+            + (", or set AMPLIFIER_HOME to one" if scope == "user" else ""),
+        ) from None
+    return path
+
+
+def _prune_empty(data: dict[str, Any], key_path: tuple[str, ...]) -> None:
+    for cut in range(len(key_path), 0, -1):
+        node: Any = data
+        for key in key_path[: cut - 1]:
+            node = node.get(key, {})
+        if isinstance(node, dict) and node.get(key_path[cut - 1]) == {}:
+            node.pop(key_path[cut - 1])

@@ -1,0 +1,172 @@
+"""One agent definition: what a sub-agent is (name, description, instruction) and how its session differs
+from its parent's (a partial mount plan merged over the parent's plan by module id).
+
+Agents come from YAML files, Markdown files (YAML frontmatter + body = instruction) and a profile's
+`agents:` mapping; all three are validated by the same schema, so an error names the file, line and key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ...config.schema_errors import validate_document
+from ...config.source_uri import normalize_source_uri
+from ...config.yaml_document import YamlDocument
+from ...errors import Problem
+from ..mount_plan import MODULE_LIST_SECTIONS, ModuleEntry, SessionSection, canonicalize_plan
+from ..profiles.schema import ExcludeSection
+
+
+class AgentMeta(BaseModel):
+    """Upstream's `meta: {name, description}` block."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    description: str | None = None
+
+
+def agent_selection(value: Any) -> Any:
+    """Which agents a session may delegate to: 'all', 'none' or a list of names (None = inherit)."""
+    if value is None or value in ("all", "none"):
+        return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    raise ValueError("agents must be 'all', 'none' or a list of agent names")
+
+
+class AgentFile(BaseModel):
+    """Every key an agent definition may hold (a file, or one entry of a profile's `agents:` mapping)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    meta: AgentMeta | None = None
+    name: str | None = None
+    description: str | None = None
+    instruction: str | None = None
+    model: str | None = None
+    session: SessionSection | None = None
+    providers: list[ModuleEntry] | None = None
+    tools: list[ModuleEntry] | None = None
+    hooks: list[ModuleEntry] | None = None
+    exclude: ExcludeSection | None = None
+    agents: Any = None
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _agents(cls, value: Any) -> Any:
+        return agent_selection(value)
+
+    @field_validator("instruction", mode="before")
+    @classmethod
+    def _instruction_text(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str):
+            raise ValueError("instruction must be text (use a YAML block: 'instruction: |')")
+        return value
+
+
+@dataclass
+class AgentDefinition:
+    name: str
+    description: str
+    instruction: str | None = None
+    plan: dict[str, Any] = field(default_factory=dict)  # partial canonical plan: session/providers/tools/hooks
+    exclude: dict[str, Any] = field(default_factory=dict)
+    agents: Any = None  # sub-agent visibility: None (inherit), 'all', 'none', [names]
+    model: str | None = None
+    origin: str = "profile"  # project | user | profile
+    path: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain, JSON-safe data: the form kept in the `agents.catalog` capability and printed by --json."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "instruction": self.instruction,
+            "plan": self.plan,
+            "exclude": self.exclude,
+            "agents": self.agents,
+            "model": self.model,
+            "origin": self.origin,
+            "path": self.path,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AgentDefinition:
+        known = {key: data[key] for key in cls.__dataclass_fields__ if key in data}
+        known.setdefault("name", "?")
+        known.setdefault("description", data.get("description") or f"Agent: {known['name']}")
+        return cls(**known)
+
+
+def definition_from_document(
+    doc: YamlDocument, *, fallback_name: str, origin: str, key_path: tuple[str, ...] = ()
+) -> tuple[AgentDefinition | None, list[Problem]]:
+    """Validate one definition into an AgentDefinition: the whole document (an agent file), or the value at
+    `key_path` inside it (one entry of a profile's `agents:` mapping). Problems name file, line and key."""
+    inner = doc if not key_path else _sub_document(doc, key_path)
+    payload = inner.data if inner.data is not None else {}
+    if not isinstance(payload, dict):
+        return None, [
+            Problem(
+                "an agent definition must be a mapping (description, instruction, tools, ...)",
+                doc.path,
+                doc.line_of(key_path),
+                ".".join(key_path) or None,
+                "write e.g. 'description: ...' and 'instruction: |' under the agent's name",
+            )
+        ]
+    model, problems = validate_document(AgentFile, inner, data=payload)
+    if problems:
+        prefix = ".".join(key_path)
+        return None, [
+            Problem(p.message, p.file, p.line, f"{prefix}.{p.key_path}" if prefix and p.key_path else
+                    (p.key_path or prefix or None), p.fix)
+            for p in problems
+        ]
+    clean = model.model_dump(exclude_unset=True)
+    meta = clean.get("meta") or {}
+    name = meta.get("name") or clean.get("name") or fallback_name
+    description = meta.get("description") or clean.get("description") or f"Agent: {name}"
+    instruction = clean.get("instruction")
+    if instruction is None and not key_path and doc.body:
+        instruction = doc.body
+    plan = canonicalize_plan({key: clean[key] for key in ("session", *MODULE_LIST_SECTIONS) if key in clean})
+    _absolutize_sources(plan, doc.path.parent)
+    exclude = {key: value for key, value in (clean.get("exclude") or {}).items() if value is not None}
+    definition = AgentDefinition(
+        name=name,
+        description=description.strip(),
+        instruction=instruction.strip() if isinstance(instruction, str) and instruction.strip() else None,
+        plan=plan,
+        exclude=exclude,
+        agents=clean.get("agents"),
+        model=clean.get("model"),
+        origin=origin,
+        path=str(doc.path),
+    )
+    return definition, []
+
+
+def _sub_document(doc: YamlDocument, key_path: tuple[str, ...]) -> YamlDocument:
+    """The value at `key_path` as a document of its own, keeping the original file's line numbers."""
+    data: Any = doc.data
+    for key in key_path:
+        data = data.get(key) if isinstance(data, dict) else None
+    depth = len(key_path)
+    lines = {path[depth:]: line for path, line in doc.lines.items() if path[:depth] == key_path}
+    return YamlDocument(path=doc.path, data=data, lines=lines)
+
+
+def _absolutize_sources(plan: dict[str, Any], base_dir: Path) -> None:
+    """A relative `source:` in an agent file is relative to that file, as in profiles."""
+    entries = [*(plan.get("session") or {}).values()]
+    for section in MODULE_LIST_SECTIONS:
+        entries += plan.get(section) or []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("source"), str):
+            entry["source"] = normalize_source_uri(entry["source"], base_dir)

@@ -1,0 +1,162 @@
+"""`amplifier module validate`: find the package, pick the module type, run the kernel's validators and,
+optionally, its behavioural pytest suite for that type."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import RuntimeFailure, UsageError
+from .module_types import MODULE_TYPES, declared_type, type_from_name
+
+VALIDATOR_NAMES = {
+    "provider": "ProviderValidator",
+    "tool": "ToolValidator",
+    "hook": "HookValidator",
+    "orchestrator": "OrchestratorValidator",
+    "context": "ContextValidator",
+}
+
+
+def find_package_dir(path: Path) -> Path:
+    """The `amplifier_module_*` package to validate: the path itself, or the one package inside it.
+    When there is none the path is returned as is and the validator's import check reports it."""
+    if (path / "__init__.py").is_file():
+        return path
+    packages = sorted(p for p in path.glob("amplifier_module_*") if (p / "__init__.py").is_file())
+    return packages[0] if len(packages) == 1 else path
+
+
+def detect_type(path: Path, package_dir: Path, explicit: str | None) -> str:
+    if explicit is not None:
+        kind = {"hooks": "hook", "loop": "orchestrator"}.get(explicit, explicit)
+        if kind not in MODULE_TYPES:
+            raise UsageError.single(f"unknown module type '{explicit}'", fix=f"use one of: {', '.join(MODULE_TYPES)}")
+        return kind
+    for candidate in (declared_type(package_dir), type_from_name(package_dir.name), type_from_name(path.name)):
+        if candidate in MODULE_TYPES:
+            return candidate
+    raise UsageError.single(
+        f"cannot tell the module type of {path}",
+        fix="pass --type provider|tool|hook|orchestrator|context, or set __amplifier_module_type__ in the package",
+    )
+
+
+@dataclass
+class ValidationReport:
+    module_type: str
+    module_path: Path
+    passed: bool
+    checks: list[dict[str, Any]]
+    summary: str
+    behavioral: dict[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        data = {
+            "module_type": self.module_type,
+            "module_path": str(self.module_path),
+            "passed": self.passed,
+            "summary": self.summary,
+            "checks": self.checks,
+        }
+        if self.behavioral is not None:
+            data["behavioral"] = self.behavioral
+        return data
+
+
+def parse_module_config(text: str | None) -> dict[str, Any]:
+    """`--config`: a YAML/JSON mapping inline, or the path of a YAML file holding one."""
+    if not text:
+        return {}
+    from ..config.yaml_document import load_yaml_document, parse_yaml_text
+
+    candidate = Path(text).expanduser()
+    doc = load_yaml_document(candidate) if candidate.is_file() else parse_yaml_text(text, Path("--config"))
+    if not isinstance(doc.data, dict):
+        raise UsageError.single("--config must be a mapping, e.g. --config '{api_key: test}'")
+    from ..config.env_refs import expand_env_refs
+
+    return expand_env_refs(doc.data)
+
+
+def validate_module(
+    path: Path,
+    module_type: str | None = None,
+    *,
+    behavioral: bool = False,
+    config: dict[str, Any] | None = None,
+) -> ValidationReport:
+    import asyncio
+
+    path = path.resolve()
+    if not path.exists():
+        raise UsageError.single(f"module path {path} does not exist", fix="pass the module's directory")
+    package_dir = find_package_dir(path)
+    kind = detect_type(path, package_dir, module_type)
+    try:
+        from amplifier_core import validation
+    except ImportError as exc:
+        raise RuntimeFailure(f"the kernel's validators are not available: {exc}") from exc
+    validator = getattr(validation, VALIDATOR_NAMES[kind])()
+    result = asyncio.run(validator.validate(package_dir, config=config or {}))
+    checks = [
+        {"name": c.name, "passed": bool(c.passed), "message": str(c.message), "severity": c.severity}
+        for c in result.checks
+    ]
+    report = ValidationReport(kind, package_dir, bool(result.passed), checks, result.summary())
+    if behavioral and report.passed:
+        report.behavioral = run_behavioral(kind, package_dir, config or {})
+        report.passed = report.passed and report.behavioral["passed"]
+    return report
+
+
+def behavioral_suite(kind: str) -> Path | None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("amplifier_core.validation.behavioral")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    suite = Path(next(iter(spec.submodule_search_locations))) / f"test_{kind}.py"
+    return suite if suite.is_file() else None
+
+
+def run_behavioral(kind: str, package_dir: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """Run the kernel's behavioural pytest file for `kind` against the module, in a subprocess."""
+    suite = behavioral_suite(kind)
+    if suite is None:
+        return {"passed": True, "ran": False, "output": f"no behavioural tests for type '{kind}' in the kernel"}
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(suite),
+        f"--module-path={package_dir}",
+        "-q",
+        "--tb=short",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(suite.parent),
+        "-c",
+        os.devnull,  # the kernel suite alone: no project ini, no project conftests
+        "--noconftest",
+        "-o",
+        "asyncio_mode=auto",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
+    ]
+    if config:
+        import json
+
+        command.append(f"--module-config={json.dumps(config)}")
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=suite.parent)
+    return {
+        "passed": result.returncode == 0,
+        "ran": True,
+        "exit_code": result.returncode,
+        "output": (result.stdout + result.stderr).strip(),
+    }

@@ -1,0 +1,112 @@
+"""Build the final mount plan for a session: profile <- settings overrides <- CLI flags.
+
+`build_plan()` is the one entry point the `run`/`continue`/REPL code uses. The returned plan keeps `${VAR}`
+references; expand them only for a module's mount (see `env_refs.expand_env_refs`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from ..config.merge import merge_module_lists
+from ..config.paths import AmplifierPaths
+from ..config.settings import Settings, load_settings
+from ..errors import ConfigError, Problem
+from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
+
+
+@dataclass
+class BuiltPlan:
+    plan: dict[str, Any]  # canonical mount plan, ${VAR} references kept: safe to display and save
+    profile: LoadedProfile
+    profile_source: str  # "flag", "local", "project", "user" or "default"
+    settings: Settings
+
+    @property
+    def profile_name(self) -> str:
+        return self.profile.name
+
+    @property
+    def instruction(self) -> str | None:
+        """The system prompt (profile body / `instruction:`), to be added as the first system message."""
+        return self.profile.instruction
+
+
+def build_plan(
+    settings: Settings | None = None,
+    profile_name: str | None = None,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    paths: AmplifierPaths | None = None,
+) -> BuiltPlan:
+    """Profile (`profile_name`, else settings `profile.active`, else 'default') merged with settings
+    `config.providers` overrides and `modules.*` additions (by module id), then `provider`/`model` flags.
+
+    `provider` (`anthropic` or `provider-anthropic`) keeps only that provider; `model` sets `default_model`
+    on it, or without `provider` on the provider with the lowest `priority` (ties: first listed).
+    """
+    if settings is None:
+        settings = load_settings(paths or AmplifierPaths.discover())
+    source = "flag"
+    if profile_name is None:
+        profile_name, scope = settings.active_profile()
+        source = scope or "default"
+        profile_name = profile_name or DEFAULT_PROFILE
+    profile = load_profile(profile_name, settings.paths)
+    plan = copy.deepcopy(profile.plan)
+
+    overrides = settings.provider_overrides
+    if overrides:
+        plan["providers"] = merge_module_lists(plan.get("providers") or [], overrides)
+    for section in ("providers", "tools", "hooks"):
+        added = settings.added_modules(section)
+        if added:
+            plan[section] = merge_module_lists(plan.get(section) or [], added)
+
+    if provider is not None:
+        plan["providers"] = [select_provider(plan.get("providers") or [], provider, profile.name)]
+    if model is not None:
+        providers = plan.get("providers") or []
+        if not providers:
+            raise ConfigError.single(
+                f"--model {model} given but profile '{profile.name}' mounts no provider",
+                fix="use a profile with a provider, or add one with --provider",
+            )
+        target = providers[0] if provider is not None else preferred_provider(providers)
+        target["config"] = {**(target.get("config") or {}), "default_model": model}
+    return BuiltPlan(plan=plan, profile=profile, profile_source=source, settings=settings)
+
+
+def provider_module_id(name: str) -> str:
+    return name if name.startswith("provider-") else f"provider-{name}"
+
+
+def select_provider(providers: list[dict[str, Any]], name: str, profile: str) -> dict[str, Any]:
+    wanted = provider_module_id(name)
+    for entry in providers:
+        if entry.get("module") == wanted or entry.get("instance_id") == name:
+            return entry
+    available = ", ".join(entry["module"].removeprefix("provider-") for entry in providers) or "none"
+    raise ConfigError(
+        f"provider '{name}' is not in profile '{profile}'",
+        [
+            Problem(
+                f"provider '{name}' is not in profile '{profile}' (available: {available})",
+                key_path="providers",
+                fix=f"pick one of: {available}, or add 'amplifier source add {wanted} <URI>' and a profile using it",
+            )
+        ],
+    )
+
+
+def preferred_provider(providers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The provider an orchestrator will pick: lowest `config.priority` (default 100), first on ties."""
+
+    def priority(entry: dict[str, Any]) -> float:
+        value = (entry.get("config") or {}).get("priority", 100)
+        return value if isinstance(value, int | float) else 100
+
+    return min(providers, key=priority)

@@ -1,0 +1,308 @@
+"""Turns a profile (plus settings and flags) into a live, recorded AmplifierSession.
+
+Everything the app contributes to a session happens here, once, for `run`, `continue`, the REPL and
+sub-agents alike: the module source resolver, ${VAR} expansion at mount time only, the capabilities
+modules may ask for (working dir, session dir), the transcript recording, the system instruction, the
+resume of a stored transcript, and turning load failures into one clear configuration error.
+
+`open_session` reads as its steps: locate (a resumed session and where it ran), plan, record, mount,
+check providers, then restore the stored transcript or seed a new context.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from amplifier_core import AmplifierSession
+
+from ..config.approval_rules import SAVED_RULES_CAPABILITY, saved_rules
+from ..config.env_refs import expand_for_mount
+from ..config.paths import AmplifierPaths
+from ..config.settings import Settings, load_settings
+from ..errors import ConfigError, Problem
+from ..plans.module_preflight import check_plan_modules, no_provider_message
+from ..plans.plan import BuiltPlan, build_plan
+from .live import LiveSession  # re-exported for callers
+from .request import SessionRequest  # re-exported for callers
+from .spawner import SubAgentSpawner
+from .store import SessionRecord, SessionStore, repair_transcript
+from .store.locations import project_key, session_store_for  # re-exported for callers
+from .store.recording_context import RecordingContext
+from .usage import UsageTracker
+
+__all__ = ["LiveSession", "SessionRequest", "interactive_stdin", "open_session", "project_key", "session_store_for"]
+
+PLAN_FILE = "mount_plan.json"
+
+
+class _MountLogCapture(logging.Handler):
+    """Collects what modules log while mounting (e.g. a provider saying which key is missing)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@dataclass
+class _Located:
+    """Where a session runs: its paths and settings, and the stored record when it is being resumed."""
+
+    paths: AmplifierPaths
+    settings: Settings
+    store: SessionStore
+    resumed: SessionRecord | None
+
+
+async def open_session(
+    request: SessionRequest,
+    *,
+    paths: AmplifierPaths | None = None,
+    settings: Settings | None = None,
+    approval_system: Any = None,
+    display_system: Any = None,
+    capabilities: dict[str, Any] | None = None,
+) -> LiveSession:
+    """Build, mount and (when resuming) restore a session; raise ConfigError for anything the user must fix."""
+    located = _locate(request, paths, settings)
+    built = _plan(request, located)
+    record = located.resumed or _create_record(request, located, built)
+    created = located.resumed is None
+    session = AmplifierSession(
+        built.plan,
+        session_id=record.session_id,
+        parent_id=record.metadata.parent_id,
+        approval_system=approval_system,
+        display_system=display_system,
+        is_resumed=not created,
+    )
+    try:
+        spawner, mount_log = await _mount(session, record, built, located, capabilities or {})
+        _check_providers(session, built, mount_log)
+    except ConfigError:
+        await _abandon(session, record, created=created)
+        raise
+    live = _attach(session, record, built, located, spawner)
+    if created:
+        await _seed_context(live)
+    else:
+        await _restore_context(live)
+    record.save_metadata(provider=live.provider_name, model=live.model_name)
+    return live
+
+
+def _locate(request: SessionRequest, paths: AmplifierPaths | None, settings: Settings | None) -> _Located:
+    """Find the stored session a resume names, and run from its project; fill the request from its metadata."""
+    located_by_caller = paths is not None or settings is not None
+    paths = paths or AmplifierPaths.discover()
+    settings = settings or load_settings(paths)
+    store = session_store_for(paths)
+    if request.resume_id is None:
+        return _Located(paths, settings, store, None)
+
+    from .store import AmbiguousSessionIdError, SessionNotFoundError
+
+    try:
+        resumed = store.find(request.resume_id)
+    except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+        raise ConfigError.single(str(error)) from None  # the message says where to look
+    saved = resumed.metadata
+    if not located_by_caller and Path(saved.cwd) != paths.cwd and Path(saved.cwd).is_dir():
+        # Resume where the session ran, from any directory: its project's profiles, settings and cwd.
+        paths = AmplifierPaths.discover(cwd=Path(saved.cwd))
+        settings = load_settings(paths)
+    request.profile = request.profile or saved.profile
+    request.provider = request.provider or (saved.provider if saved.provider_selected else None)
+    request.model = request.model or saved.model_selected
+    return _Located(paths, settings, store, resumed)
+
+
+def _plan(request: SessionRequest, located: _Located) -> BuiltPlan:
+    """The mount plan: profile + settings + flags, then the caller's overlay (a sub-agent's partial plan)."""
+    built = build_plan(located.settings, request.profile, provider=request.provider, model=request.model,
+                       paths=located.paths)
+    if request.plan_overlay is not None:
+        request.plan_overlay(built)
+    return built
+
+
+def _create_record(request: SessionRequest, located: _Located, built: BuiltPlan) -> SessionRecord:
+    """A new session directory with metadata.json and the plan it runs, before anything runs."""
+    store, paths = located.store, located.paths
+    if request.session_id and (store.root / request.session_id).exists():
+        raise ConfigError.single(
+            f"session id '{request.session_id}' is already used",
+            fix=f"resume it with `amplifier run --resume {request.session_id}`, or pick a new id",
+        )
+    try:
+        record = store.create(
+            cwd=paths.cwd,
+            project=project_key(paths),
+            session_id=request.session_id,
+            parent_id=request.parent_id,
+            profile=built.profile_name,
+            agent=request.agent,
+            provider_selected=request.provider is not None,
+            provider=request.provider,
+            model_selected=request.model,
+        )
+        (record.directory / PLAN_FILE).write_text(json.dumps(built.plan, indent=2, default=str), encoding="utf-8")
+    except OSError as error:  # nothing has run yet: the place to keep the session is unusable
+        raise ConfigError.single(
+            f"cannot save the session: {error.strerror or error}",
+            file=error.filename or store.root,
+            fix=f"make {paths.data_dir} a writable directory, or set AMPLIFIER_HOME to one",
+        ) from None
+    return record
+
+
+async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, located: _Located,
+                 capabilities: dict[str, Any]) -> tuple[SubAgentSpawner, list[str]]:
+    """Give the session what the app contributes (resolver, ${VAR} expansion, capabilities), then mount every
+    module; return the spawner and what modules logged while mounting."""
+    from ..plans.sources import make_resolver
+
+    coordinator = session.coordinator
+    resolver = make_resolver(located.settings)
+    check_plan_modules(built.plan, resolver)
+    await coordinator.mount("module-source-resolver", resolver)
+    session.loader.prepare_config = expand_for_mount
+    coordinator.register_capability("session.working_dir", str(located.paths.cwd))
+    coordinator.register_capability("session.dir", str(record.directory))
+    coordinator.register_capability("session.transcript_path", str(record.transcript_path))
+    coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
+    # session.spawn / session.resume / session.depth / agents.catalog
+    spawner = SubAgentSpawner(located.paths, located.settings, open_session)
+    spawner.register(coordinator, built, capabilities)
+    for name, value in capabilities.items():
+        coordinator.register_capability(name, value)
+
+    capture = _MountLogCapture()
+    root_logger = logging.getLogger()
+    root_logger.addHandler(capture)  # warnings pass the default root level; no level is changed (children
+    # open concurrently, and restoring a saved level would race)
+    try:
+        await session.initialize()
+    except RuntimeError as error:
+        raise ConfigError.single(str(error), key_path="session", fix="check the module id and its config") from None
+    finally:
+        root_logger.removeHandler(capture)
+
+    problems = _failure_problems(session)
+    if problems:
+        raise ConfigError(
+            f"profile '{built.profile_name}' ({built.profile.location.path}) names modules that could not be mounted",
+            problems,
+        )
+    return spawner, capture.lines
+
+
+def _failure_problems(session: AmplifierSession) -> list[Problem]:
+    return [
+        Problem(
+            f"{failure.section[:-1]} '{failure.module_id}' could not be loaded: {failure.error}",
+            key_path=failure.section,
+            fix="install the module, fix its config, or remove it from the profile",
+        )
+        for failure in session.failed_modules
+    ]
+
+
+def _check_providers(session: AmplifierSession, built: BuiltPlan, mount_log: list[str]) -> None:
+    """A session without a mounted provider cannot answer: say which keys or settings are missing."""
+    if session.coordinator.get("providers"):
+        return
+    # Keep what providers said beyond "no API key", which the message below already covers.
+    extra = [line for line in mount_log if "no API key" not in line]
+    said = f" Providers said: {' | '.join(extra)}" if extra else ""
+    raise ConfigError.single(no_provider_message(built.plan, built.profile_name) + said, key_path="providers")
+
+
+def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, located: _Located,
+            spawner: SubAgentSpawner) -> LiveSession:
+    """Record every message to the transcript, track usage, and hand the spawner its live parent."""
+    coordinator = session.coordinator
+    # A context that persists to the session transcript itself (context-persistent) is not wrapped:
+    # wrapping would write every message twice.
+    if coordinator.get_capability("context.transcript_path") != str(record.transcript_path):
+        coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
+    live = LiveSession(session, record, built, located.paths, UsageTracker(), resumed=located.resumed is not None)
+    live.usage.attach(coordinator.hooks)
+    spawner.bind(live)
+    live.warnings.extend(spawner.warnings)
+    return live
+
+
+async def _restore_context(live: LiveSession) -> None:
+    """Put the stored transcript back into the context, repairing what a crash left half-written."""
+    record = live.record
+    read = record.read_transcript()
+    live.warnings.extend(read.warnings)
+    if read.warnings:  # restoring rewrites the transcript without the bad lines: keep their bytes
+        kept = _keep_corrupt_transcript(record.transcript_path)
+        live.warnings.append(f"the transcript as it was (bad lines included) is kept in {kept}")
+    messages, repairs = repair_transcript(read.messages)
+    if repairs:
+        live.warnings.append(
+            f"{record.transcript_path}: {repairs} tool call(s) never got a result (the session stopped "
+            "mid-turn); marked them interrupted"
+        )
+    await live.coordinator.get("context").set_messages(messages)
+    from .instructions import instruction_files_in
+
+    live.instruction_files = instruction_files_in(messages)
+
+
+async def _seed_context(live: LiveSession) -> None:
+    """A new session starts with the profile's instruction and the project's AGENTS.md / AMPLIFIER.md."""
+    context = live.coordinator.get("context")
+    built = live.built
+    if built.instruction:
+        await context.add_message({"role": "system", "content": built.instruction})
+    if built.profile.project_instructions:
+        from .instructions import load_project_instructions
+
+        loaded = load_project_instructions(live.paths)
+        live.warnings.extend(loaded.notes)
+        live.instruction_files = loaded.files
+        if (message := loaded.message()) is not None:
+            await context.add_message(message)
+
+
+def _keep_corrupt_transcript(path: Path) -> Path:
+    """Copy a transcript with unreadable lines aside (never overwriting an earlier copy) before it is rewritten."""
+    import shutil
+
+    target = path.with_name(path.name + ".corrupt")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.corrupt{number}")
+    shutil.copy2(path, target)
+    return target
+
+
+async def _abandon(session: AmplifierSession, record: SessionRecord, *, created: bool) -> None:
+    """Undo a session that never ran: unmount modules and drop a directory made for it."""
+    try:
+        await session.cleanup()
+    finally:
+        record.close()
+        if created and not record.read_transcript().messages:
+            import shutil
+
+            shutil.rmtree(record.directory, ignore_errors=True)
+
+
+def interactive_stdin() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False

@@ -1,0 +1,98 @@
+"""A session that is open: the kernel session plus everything the app keeps beside it (its record in the
+store, the plan it was built from, usage, warnings to show), and the one way to run a turn on it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from amplifier_core import AmplifierSession
+
+from ..config.paths import AmplifierPaths
+from ..plans.plan import BuiltPlan
+from .store import SessionRecord
+from .usage import UsageTracker
+
+
+@dataclass
+class LiveSession:
+    session: AmplifierSession
+    record: SessionRecord
+    built: BuiltPlan
+    paths: AmplifierPaths
+    usage: UsageTracker
+    resumed: bool
+    warnings: list[str] = field(default_factory=list)
+    instruction_files: list[Path] = field(default_factory=list)  # AGENTS.md / AMPLIFIER.md (+ includes) loaded
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def coordinator(self) -> Any:
+        return self.session.coordinator
+
+    @property
+    def provider_name(self) -> str | None:
+        provider = self.active_provider()
+        return getattr(provider, "name", None) if provider is not None else None
+
+    @property
+    def model_name(self) -> str | None:
+        provider = self.active_provider()
+        if provider is None:
+            return None
+        for attribute in ("default_model", "model"):
+            value = getattr(provider, attribute, None)
+            if isinstance(value, str) and value:
+                return value
+        try:
+            return provider.get_info().defaults.get("model")
+        except Exception:
+            return None
+
+    def active_provider(self) -> Any:
+        """The provider the orchestrator will use: lowest priority (default 100), first mounted on ties."""
+        providers = self.coordinator.get("providers") or {}
+        if not providers:
+            return None
+
+        def priority(item: Any) -> float:
+            value = getattr(item, "priority", None)
+            if value is None:
+                value = (getattr(item, "config", None) or {}).get("priority", 100)
+            return value if isinstance(value, int | float) else 100
+
+        return min(providers.values(), key=priority)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return sorted(self.coordinator.get("tools") or {})
+
+    async def execute(self, prompt: str) -> str:
+        """Run one turn; metadata (turn count, status) is saved whatever happens."""
+        coordinator = self.coordinator
+        coordinator.reset_turn()
+        coordinator.cancellation.reset()
+        self.usage.start_turn()
+        if self.record.metadata.first_prompt is None:
+            self.record.metadata.first_prompt = prompt[:200]
+        self.record.save_metadata(status="active")
+        status = "failed"
+        try:
+            response = await self.session.execute(prompt)
+            status = "cancelled" if coordinator.cancellation.is_cancelled else "completed"
+            return response
+        except BaseException:
+            status = "cancelled" if coordinator.cancellation.is_cancelled else "failed"
+            raise
+        finally:
+            self.record.save_metadata(turn_count=self.record.metadata.turn_count + 1, status=status)
+
+    async def close(self) -> None:
+        try:
+            await self.session.cleanup()
+        finally:
+            self.record.close()

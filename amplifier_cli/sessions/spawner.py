@@ -1,0 +1,269 @@
+"""The app's side of delegation: the `session.spawn` and `session.resume` capabilities.
+
+A sub-agent is a full session built by `open_session` like any other: its parent's plan with the agent's
+partial plan merged over it, the agent's instruction as its system message, its own transcript in the
+session store (metadata `parent_id` + `agent`, so `session show` lists it under its parent), the parent's
+approval and display systems, an indented `ui.output` so the streaming UI shows its work under the task
+call, and the parent's cancellation linked to its own. Depth is counted in capability `session.depth`
+(0 for a top-level session) and a spawn that would exceed `max_depth` is refused. The limit a session used
+is handed down (capability `session.max_depth`) as a ceiling: an agent whose plan configures tool-task with a
+higher `max_depth` cannot lift it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AmplifierError
+from ..plans.agents.catalog import (
+    CATALOG_CAPABILITY,
+    AgentCatalog,
+    load_agent_catalog,
+    select_agents,
+    unknown_agent_fix,
+)
+from ..plans.agents.definitions import AgentDefinition
+from ..plans.agents.overlay import plan_for_agent
+from .request import SessionRequest
+
+if TYPE_CHECKING:
+    from ..config.paths import AmplifierPaths
+    from ..config.settings import Settings
+    from ..plans.plan import BuiltPlan
+    from .live import LiveSession
+
+DEPTH_CAPABILITY = "session.depth"
+MAX_DEPTH_CAPABILITY = "session.max_depth"  # the ceiling inherited from ancestors; a child can only lower it
+SPAWN_CAPABILITY = "session.spawn"
+RESUME_CAPABILITY = "session.resume"
+DEFAULT_MAX_DEPTH = 2  # a top-level session's sub-agents may delegate once more; theirs may not
+INDENT_PER_DEPTH = 4
+
+
+class SubAgentError(Exception):
+    """A spawn or resume that could not run or failed; `session_id` is set when a child session exists."""
+
+    def __init__(self, message: str, *, session_id: str | None = None, refused: bool = False) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+        self.refused = refused
+
+
+class SubAgentSpawner:
+    """Registered on one session's coordinator; spawns and resumes that session's children."""
+
+    def __init__(self, paths: AmplifierPaths, settings: Settings,
+                 open_session: Callable[..., Awaitable[LiveSession]]) -> None:
+        """`open_session` is the factory's own (given, not imported, so sessions and spawner form no cycle)."""
+        self.paths = paths
+        self.settings = settings
+        self._open_session = open_session
+        self.live: LiveSession | None = None
+        self.warnings: list[str] = []
+        self._running: set[str] = set()
+
+    # -- wiring ----------------------------------------------------------------------------------------
+    def register(self, coordinator: Any, built: BuiltPlan, given: dict[str, Any]) -> None:
+        """Register depth, catalog, spawn and resume (a child's depth and catalog come in `given`)."""
+        coordinator.register_capability(DEPTH_CAPABILITY, 0)
+        if CATALOG_CAPABILITY not in given:
+            profile_files = [location.path for location in built.profile.chain]
+            catalog = load_agent_catalog(self.paths, built.plan.get("agents"), profile_files)
+            self.warnings.extend(f"agent definitions: {problem.render()}" for problem in catalog.problems)
+            coordinator.register_capability(CATALOG_CAPABILITY, catalog.capability_value())
+        coordinator.register_capability(SPAWN_CAPABILITY, self.spawn)
+        coordinator.register_capability(RESUME_CAPABILITY, self.resume)
+
+    def bind(self, live: LiveSession) -> None:
+        self.live = live
+
+    # -- capabilities ------------------------------------------------------------------------------------
+    async def spawn(
+        self,
+        agent_name: str,
+        instruction: str,
+        parent_session: Any = None,
+        agent_configs: Any = None,
+        sub_session_id: str | None = None,
+        *,
+        max_depth: int | None = None,
+        exclude_tools: list[str] | None = None,
+        exclude_hooks: list[str] | None = None,
+        **_ignored: Any,
+    ) -> dict[str, Any]:
+        """Run `instruction` in a new session of agent `agent_name`; return {response, session_id, ...}.
+
+        `parent_session` and `agent_configs` are accepted for upstream callers; the parent is always the
+        session this capability was registered on and agents come from its catalog."""
+        depth, limit = self._check_depth(max_depth)
+        agents = self._agents()
+        agent = agents.get(agent_name)
+        if agent is None:
+            raise SubAgentError(f"unknown agent '{agent_name}' ({unknown_agent_fix(agents)})", refused=True)
+        exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
+        request = self._request(agent, agents, exclude, session_id=sub_session_id)
+        child = await self._open(request, agent, agents, depth, limit)
+        return await self._run(child, agent, instruction, depth)
+
+    async def resume(self, session_id: str, instruction: str, *, max_depth: int | None = None,
+                     exclude_tools: list[str] | None = None, exclude_hooks: list[str] | None = None,
+                     **_ignored: Any) -> dict[str, Any]:
+        """Continue this session's sub-agent `session_id` (id or unique prefix) with a new instruction."""
+        from .store import AmbiguousSessionIdError, SessionNotFoundError
+        from .store.locations import session_store_for
+
+        live = self._live()
+        depth, limit = self._check_depth(max_depth)
+        try:
+            record = session_store_for(self.paths).find(session_id)
+        except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+            raise SubAgentError(f"cannot resume sub-agent '{session_id}': {error}", refused=True) from None
+        meta = record.metadata
+        if meta.parent_id != live.session_id:
+            raise SubAgentError(
+                f"session '{session_id}' is not a sub-agent of this session; only sub-agents started here "
+                "can be resumed", refused=True)
+        if meta.session_id in self._running:
+            raise SubAgentError(f"sub-agent session '{meta.session_id}' is already running", refused=True)
+        agents = self._agents()
+        agent = agents.get(meta.agent or "")
+        if agent is None:
+            raise SubAgentError(
+                f"sub-agent session '{meta.session_id}' ran agent '{meta.agent}', which is no longer defined "
+                f"({unknown_agent_fix(agents)})", session_id=meta.session_id, refused=True)
+        exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
+        request = self._request(agent, agents, exclude, resume_id=meta.session_id)
+        child = await self._open(request, agent, agents, depth, limit)
+        return await self._run(child, agent, instruction, depth)
+
+    # -- internals ---------------------------------------------------------------------------------------
+    def _live(self) -> LiveSession:
+        if self.live is None:
+            raise SubAgentError("the session is not ready yet; sub-agents can start once it runs", refused=True)
+        return self.live
+
+    def _check_depth(self, max_depth: int | None) -> tuple[int, int]:
+        """(this session's depth, the limit in force); refuses when a child would be deeper than the limit:
+        `max_depth` as asked, but never above the ceiling this session inherited."""
+        live = self._live()
+        depth = int(live.coordinator.get_capability(DEPTH_CAPABILITY) or 0)
+        limit = DEFAULT_MAX_DEPTH if max_depth is None else max_depth
+        ceiling = live.coordinator.get_capability(MAX_DEPTH_CAPABILITY)
+        if isinstance(ceiling, int):
+            limit = min(limit, ceiling)
+        if depth + 1 > limit:
+            raise SubAgentError(
+                f"delegation refused: this session is at depth {depth} and the limit is max_depth={limit}, so it "
+                "cannot start a sub-agent; do this work directly with your own tools", refused=True)
+        if live.coordinator.cancellation.is_cancelled:
+            raise SubAgentError("the turn is being cancelled; no sub-agent was started", refused=True)
+        return depth, limit
+
+    def _agents(self) -> dict[str, AgentDefinition]:
+        value = self._live().coordinator.get_capability(CATALOG_CAPABILITY) or {}
+        return {name: AgentDefinition.from_dict({**data, "name": name}) for name, data in value.items()}
+
+    def _request(
+        self, agent: AgentDefinition, agents: dict[str, AgentDefinition], exclude: dict[str, list[str]],
+        *, session_id: str | None = None, resume_id: str | None = None,
+    ) -> SessionRequest:
+        import dataclasses
+
+        live = self._live()
+        parent_plan = live.built.plan
+
+        def overlay(built: BuiltPlan) -> None:
+            built.plan = plan_for_agent(parent_plan, agent, exclude=exclude)
+            built.plan["agents"] = sorted(_child_agents(agents, agent))
+            built.profile = dataclasses.replace(
+                built.profile, instruction=agent.instruction or built.profile.instruction
+            )
+
+        return SessionRequest(
+            profile=live.built.profile_name,
+            session_id=session_id,
+            resume_id=resume_id,
+            parent_id=live.session_id,
+            agent=agent.name,
+            plan_overlay=overlay,
+        )
+
+    async def _open(self, request: SessionRequest, agent: AgentDefinition, agents: dict[str, AgentDefinition],
+                    depth: int, limit: int) -> LiveSession:
+        live = self._live()
+        coordinator = live.coordinator
+        parent_ui = coordinator.get_capability("ui.output") or {}
+        # the app never prints a child's answer (the parent gets it), so its UI shows the child's text too
+        child_ui = {**parent_ui, "indent": int(parent_ui.get("indent") or 0) + INDENT_PER_DEPTH,
+                    "label": agent.name, "show_answer_text": True}
+        catalog = AgentCatalog(agents=_child_agents(agents, agent))
+        try:
+            child = await self._open_session(
+                request,
+                paths=self.paths,
+                settings=self.settings,
+                approval_system=coordinator.approval_system,
+                display_system=coordinator.display_system,
+                capabilities={
+                    "ui.output": child_ui,
+                    DEPTH_CAPABILITY: depth + 1,
+                    MAX_DEPTH_CAPABILITY: limit,
+                    CATALOG_CAPABILITY: catalog.capability_value(),
+                },
+            )
+        except AmplifierError as error:
+            raise SubAgentError(f"agent '{agent.name}' could not start: {error.render()}",
+                                session_id=request.resume_id) from None
+        # the parent's usage totals include what its sub-agents spent
+        child.coordinator.hooks.register("llm:response", live.usage.on_llm_response, priority=900,
+                                         name="parent-usage")
+        return child
+
+    async def _run(self, child: LiveSession, agent: AgentDefinition, instruction: str, depth: int) -> dict[str, Any]:
+        live = self._live()
+        parent_token = live.coordinator.cancellation
+        child_token = child.coordinator.cancellation
+        self._running.add(child.session_id)
+        try:
+            if parent_token.is_cancelled:
+                raise SubAgentError("the turn was cancelled before the sub-agent started",
+                                    session_id=child.session_id)
+            # no await between linking and execute(): execute resets the child's token synchronously first
+            parent_token.register_child(child_token)
+            try:
+                response = await child.execute(instruction)
+            finally:
+                parent_token.unregister_child(child_token)
+            status = "cancelled" if child_token.is_cancelled or parent_token.is_cancelled else "completed"
+            return {
+                "response": response,
+                "output": response,  # upstream's key
+                "session_id": child.session_id,
+                "agent": agent.name,
+                "status": status,
+                "depth": depth + 1,
+                "usage": child.usage.session.as_dict(),
+            }
+        except asyncio.CancelledError:
+            raise
+        except SubAgentError:
+            raise
+        except Exception as error:
+            raise SubAgentError(f"agent '{agent.name}' failed: {type(error).__name__}: {error}",
+                                session_id=child.session_id) from error
+        finally:
+            self._running.discard(child.session_id)
+            await child.close()
+
+
+def _child_agents(agents: dict[str, AgentDefinition], agent: AgentDefinition) -> dict[str, AgentDefinition]:
+    """The agents a sub-agent may delegate to: its own `agents:` selection minus its `exclude.agents`."""
+    visible = select_agents(agents, agent.agents)
+    excluded = agent.exclude.get("agents")
+    if excluded == "all":
+        return {}
+    if isinstance(excluded, list):
+        visible = {name: value for name, value in visible.items() if name not in excluded}
+    return visible

@@ -1,0 +1,280 @@
+"""The chat loop: prompt on screen first, session opened behind it, one turn per submitted input.
+
+Order at start: banner (and the resumed history) -> prompt. Meanwhile a thread imports the kernel and the
+provider SDKs, and the session is opened in the event loop as soon as the kernel is in; the first turn
+waits for it only if the user was quicker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from typing import Any, TextIO
+
+from prompt_toolkit.patch_stdout import patch_stdout
+
+from ... import __version__
+from ...config.paths import AmplifierPaths
+from .input import ReplCompleter, build_prompt_session, history_path, open_history
+from .output import LiveStdout, say
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class SessionOpenFailed(Exception):
+    """Opening the session failed while the prompt was up; the error is reported after the prompt closes."""
+
+
+class Repl:
+    def __init__(self, request: Any, approval_mode: str, out: TextIO) -> None:
+        self.request = request
+        self.approval_mode = approval_mode
+        self.out = out  # the real stdout (the streaming UI gets a LiveStdout over it)
+        self.paths = AmplifierPaths.discover()
+        self.live: Any = None
+        self.opener: asyncio.Task[Any] | None = None
+        self.approval: Any = None
+        self.model_override: str | None = None
+        self.exit_code = EXIT_OK
+        self.prompt_session: Any = None
+
+    # -- session ------------------------------------------------------------------------------------------
+    def start_opening(self) -> None:
+        from .warmup import start_warmup
+
+        core_ready = start_warmup(self.request, self.paths)
+        self.opener = asyncio.ensure_future(self._open(core_ready))
+        self.opener.add_done_callback(self._opened)
+
+    async def _open(self, core_ready: Any) -> Any:
+        await asyncio.wrap_future(core_ready)
+        from ...config.settings import load_settings
+        from ...sessions.factory import open_session
+        from ..approval_systems import approval_for
+        from .approval import ReplApproval
+        from .display import ReplDisplay
+
+        settings = load_settings(self.paths)
+        if self.approval_mode == "ask":
+            self.approval = ReplApproval(self.paths)
+        else:
+            self.approval = approval_for(self.approval_mode, interactive=True)  # type: ignore[arg-type]
+        ui_output = {"stream": LiveStdout(self.out), "show_answer_text": True, "mode": "repl", "color": None}
+        live = await open_session(
+            self.request,
+            paths=self.paths,
+            settings=settings,
+            approval_system=self.approval,
+            display_system=ReplDisplay(),
+            capabilities={"ui.output": ui_output},
+        )
+        if isinstance(self.approval, ReplApproval):
+            self.approval.coordinator = live.coordinator
+        return live
+
+    def _opened(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            app = self.prompt_session.app if self.prompt_session is not None else None
+            if app is not None and app.is_running:
+                app.exit(exception=SessionOpenFailed())
+            return
+        self.live = task.result()
+        for warning in self.live.warnings:
+            say(f"warning: {warning}", "warning")
+        say(self.session_line(), "dim")
+
+    def session_line(self) -> str:
+        live = self.live
+        return (f"[{live.built.profile_name}] {live.provider_name or '?'} · "
+                f"{self.model_override or live.model_name or 'default model'} · session {live.session_id[:8]}")
+
+    async def session(self) -> Any:
+        """The open session (waiting for it if needed); None when it failed to open (error reported)."""
+        if self.live is not None:
+            return self.live
+        assert self.opener is not None
+        if not self.opener.done():
+            say("(waiting for the session to open…)", "dim")
+        try:
+            return await self.opener
+        except Exception as error:
+            self.report_open_failure(error)
+            return None
+
+    def report_open_failure(self, error: BaseException) -> None:
+        from ...errors import AmplifierError
+
+        if isinstance(error, AmplifierError):
+            say(f"Error: {error.render()}", "error")
+            self.exit_code = error.exit_code
+        else:
+            say(f"Error: could not open the session: {type(error).__name__}: {error}", "error")
+            self.exit_code = EXIT_FAILURE
+
+    async def switch_to(self, request: Any) -> None:
+        """Close the current session and open ``request`` (used by /resume)."""
+        await self.close_session()
+        self.request = request
+        self.live = None
+        self.model_override = None
+        self.show_resumed_history()
+        self.start_opening()
+
+    async def close_session(self) -> None:
+        if self.opener is not None and not self.opener.done():
+            self.opener.cancel()
+            try:
+                await self.opener
+            except BaseException:
+                pass
+        if self.live is not None:
+            await self.live.close()
+
+    # -- screen ---------------------------------------------------------------------------------------------
+    def show_resumed_history(self) -> None:
+        if not self.request.resume_id:
+            return
+        from ...sessions.factory import session_store_for
+        from .history_view import show_history
+
+        try:
+            record = session_store_for(self.paths).find(self.request.resume_id)
+        except LookupError:
+            return  # open_session reports it properly
+        show_history(record.read_transcript().messages, record.session_id)
+
+    # -- the loop -------------------------------------------------------------------------------------------
+    @staticmethod
+    def guard_sigint() -> None:
+        """Between prompts and turns a Ctrl-C is ignored instead of ending the chat. Turns, `!cmd` and the
+        prompt take SIGINT over while they run and drop it when done (asyncio's remove_signal_handler
+        restores the default, which raises KeyboardInterrupt), so this is re-installed before each prompt."""
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, lambda: None)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+
+    async def run(self) -> int:
+        from .commands import COMMANDS
+
+        say(f"amplifier {__version__} — Enter sends · Alt-Enter or Ctrl-J: new line · /help · Ctrl-D exits", "dim")
+        self.show_resumed_history()
+        project = self.paths.project_root or self.paths.cwd  # as session_factory.project_key, without the kernel
+        history, warning = open_history(history_path(self.paths.data_dir, project))
+        if warning:
+            say(f"warning: {warning}", "warning")
+        completer = ReplCompleter([(name, description) for name, description, _ in COMMANDS], self.paths.cwd)
+        self.prompt_session = build_prompt_session(history, completer)
+        self.start_opening()
+        try:
+            while True:
+                self.guard_sigint()
+                self.out.write("\n")
+                self.out.flush()
+                try:
+                    with patch_stdout(raw=True):
+                        text = await self.prompt_session.prompt_async()
+                except KeyboardInterrupt:
+                    continue  # Ctrl-C at the prompt clears the line
+                except EOFError:
+                    break
+                except SessionOpenFailed:
+                    assert self.opener is not None
+                    self.report_open_failure(self.opener.exception() or RuntimeError("unknown"))
+                    return self.exit_code
+                self.guard_sigint()
+                if not await self.handle(text):
+                    break
+                if self.exit_code != EXIT_OK and self.live is None and self.opener is not None \
+                        and self.opener.done():
+                    return self.exit_code
+        finally:
+            await self.close_session()
+            try:
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        if self.live is not None:
+            say(f"Session {self.live.session_id[:8]} saved. Resume with: amplifier continue", "dim")
+        return self.exit_code
+
+    async def handle(self, text: str) -> bool:
+        """Act on one submitted input; False ends the chat."""
+        stripped = text.strip()
+        if not stripped:
+            return True
+        if stripped.lower() in ("exit", "quit"):
+            return False
+        if stripped.startswith("/"):
+            from .commands import run_command
+
+            return await run_command(self, stripped)
+        if stripped.startswith("!"):
+            from .shell import run_shell
+
+            status = await run_shell(stripped[1:].strip(), self.paths.cwd)
+            if status:
+                say(f"[exit code {status}]", "dim")
+            return True
+        from .mentions import expand_mentions
+
+        expanded = expand_mentions(text, self.paths.cwd)
+        if expanded.problems:
+            for problem in expanded.problems:
+                say(problem, "error")
+            say("Not sent. Fix the mention (or remove the @) and send again; Up brings the text back.", "dim")
+            return True
+        for path in expanded.attached:
+            say(f"attached {path}", "dim")
+        await self.turn(expanded.prompt)
+        return True
+
+    async def turn(self, prompt: str) -> None:
+        from amplifier_core import LLMError
+
+        from ...sessions.interrupts import TurnInterrupted, run_interruptible
+
+        live = await self.session()
+        if live is None:
+            return
+
+        def notify(message: str) -> None:
+            self.out.write("\n" + message + "\n")
+            self.out.flush()
+
+        try:
+            try:
+                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt), notify=notify)
+            finally:
+                self.guard_sigint()  # run_interruptible dropped its SIGINT handler: the default would kill us
+        except TurnInterrupted:
+            say("\nInterrupted. What was done is saved in the transcript; carry on or /exit.", "warning")
+            return
+        except LLMError as error:
+            say(f"\nError from the model provider: {type(error).__name__}: {error}", "error")
+            return
+        except Exception as error:
+            say(f"\nError: {type(error).__name__}: {error}", "error")
+            return
+        if not live.coordinator.get_capability("ui.renders_answer"):
+            self.out.write(response + ("" if response.endswith("\n") else "\n"))
+            self.out.flush()
+        if live.coordinator.cancellation.is_cancelled:
+            say("Stopped (Ctrl-C). What was done is saved.", "warning")
+
+
+async def run_repl_async(request: Any, approval: str) -> int:
+    repl = Repl(request, approval, sys.stdout)
+    return await repl.run()
+
+
+def run_repl_sync(request: Any, approval: str) -> int:
+    try:
+        return asyncio.run(run_repl_async(request, approval))
+    except KeyboardInterrupt:
+        sys.stdout.write("\nInterrupted.\n")
+        return EXIT_INTERRUPTED

@@ -1,0 +1,122 @@
+"""Approval requests inside the chat: the request (tool, arguments, risk — as the hook wrote it) and single-key
+choices; the timeout and its default are honoured. "Always allow" asks hooks-approval for a rule
+(capability `approval.remember`) and saves it in the project's local settings under `approval.rules`.
+
+Ctrl-C at the question denies and stops the turn gracefully, like Ctrl-C anywhere else in a turn. The
+question leaves SIGINT alone (handle_sigint=False): prompt-toolkit would otherwise remove the turn's
+Ctrl-C handler when the question closes, and Ctrl-C would do nothing for the rest of the turn."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from amplifier_core.approval import ApprovalTimeoutError
+
+from ...config.approval_rules import save_rule
+from ...config.paths import AmplifierPaths
+from .output import say, say_parts
+
+REMEMBER_CAPABILITY = "approval.remember"
+
+
+def _is_always(option: str) -> bool:
+    text = option.strip().lower()
+    return text in {"always allow", "allow always"}
+
+
+def _find(options: list[str], word: str) -> str | None:
+    for option in options:
+        if option.strip().lower().startswith(word):
+            return option
+    return None
+
+
+class ReplApproval:
+    """The app's ApprovalSystem while the chat runs (only ever asked during a turn, when no prompt is up)."""
+
+    def __init__(self, paths: AmplifierPaths) -> None:
+        self.paths = paths
+        self.coordinator: Any = None  # set once the session is open (for approval.remember)
+        self._lock = asyncio.Lock()
+        self._interrupted = False
+        self.choose: Callable[[list[str]], Any] = functools.partial(choose_option, on_interrupt=self._interrupt)
+
+    def _interrupt(self) -> None:
+        self._interrupted = True
+
+    async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
+        async with self._lock:  # parallel tool calls: one question at a time
+            say()
+            say("Approval needed", "bold ansiyellow")
+            for line in prompt.splitlines():
+                say(f"  {line}")
+            keys = "  ".join(f"[{index}] {option}" for index, option in enumerate(options, start=1))
+            say_parts((None, f"  {keys}"), ("dim", f"   (no answer in {int(timeout)}s: {default})"))
+            self._interrupted = False
+            try:
+                choice = await asyncio.wait_for(self.choose(options), timeout=timeout)
+            except TimeoutError:
+                say(f"  no answer within {int(timeout)}s: {default}", "warning")
+                raise ApprovalTimeoutError(f"no answer within {timeout}s") from None
+            say(f"  → {choice}", "dim")
+            if self._interrupted and self.coordinator is not None:
+                say("  Stopping the turn (Ctrl-C).", "warning")
+                await self.coordinator.request_cancel(immediate=False)
+            if _is_always(choice):
+                self._remember(prompt)
+            return choice
+
+    def _remember(self, prompt: str) -> None:
+        remember = self.coordinator.get_capability(REMEMBER_CAPABILITY) if self.coordinator else None
+        if not callable(remember):
+            say("  (allowed for this session only: no approval hook offers to remember rules)", "dim")
+            return
+        rule = remember(prompt)
+        if not rule:
+            return
+        try:
+            path = save_rule(self.paths, rule)
+        except Exception as error:  # the answer still counts; only saving failed
+            say(f"  could not save the rule: {error}", "warning")
+            return
+        say(f"  saved rule in {path}", "dim")
+
+
+async def choose_option(options: list[str], on_interrupt: Callable[[], None] | None = None) -> str:
+    """One key picks: 1..N, y (the first allow option), n/d (deny); Ctrl-C / Ctrl-D deny (Ctrl-C also
+    calls ``on_interrupt``)."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    deny = _find(options, "deny") or options[-1]
+    allow = _find(options, "allow") or options[0]
+    picks = {str(index): option for index, option in enumerate(options[:9], start=1)}
+    picks.update({"y": allow, "n": deny, "d": deny})
+    bindings = KeyBindings()
+
+    def picker(option: str) -> Callable[[Any], None]:
+        def pick(event: Any) -> None:
+            event.app.exit(result=option)
+
+        return pick
+
+    for key, option in picks.items():
+        bindings.add(key, eager=True)(picker(option))
+    bindings.add("c-d", eager=True)(picker(deny))
+
+    @bindings.add("c-c", eager=True)
+    def _interrupt(event: Any) -> None:
+        if on_interrupt is not None:
+            on_interrupt()
+        event.app.exit(result=deny)
+
+    for key in ("<any>", "enter"):
+        bindings.add(key)(lambda event: None)
+    session: PromptSession[str] = PromptSession(key_bindings=bindings)
+    with patch_stdout(raw=True):  # output of tools running meanwhile lands above the question
+        return await session.prompt_async([("bold", f"  choose 1-{min(len(options), 9)}: ")],
+                                          handle_sigint=False)

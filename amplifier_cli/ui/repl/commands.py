@@ -1,0 +1,190 @@
+"""Slash commands. Each handler gets the Repl and the argument text; returning False ends the chat."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from .output import say, say_parts
+
+Handler = Callable[[Any, str], Awaitable[bool]]
+
+
+async def _help(repl: Any, argument: str) -> bool:
+    say("Commands:", "title")
+    for name, description, _ in COMMANDS:
+        say_parts(("info", f"  {name:<16}"), (None, description))
+    say("Input: Enter sends · Alt-Enter / Ctrl-J new line · Ctrl-R searches history · @path attaches a file · "
+        "!cmd runs a shell command (output not sent) · Ctrl-C stops a turn (twice: at once) · Ctrl-D exits", "dim")
+    return True
+
+
+async def _status(repl: Any, argument: str) -> bool:
+    live = await repl.session()
+    if live is None:
+        return True
+    totals = live.usage.session
+    cost = f"${totals.cost_usd:.4f}" if totals.cost_usd is not None else "unknown"
+    messages = await live.coordinator.get("context").get_messages()
+    rows = [
+        ("session", live.session_id),
+        ("directory", str(live.record.directory)),
+        ("profile", live.built.profile_name),
+        ("provider", live.provider_name or "?"),
+        ("model", repl.model_override or live.model_name or "default"),
+        ("messages", str(len(messages))),
+        ("tokens", f"in {totals.input_tokens:,} · out {totals.output_tokens:,}"
+                   + (f" · cached {totals.cache_read_tokens:,}" if totals.cache_read_tokens else "")
+                   + f" · {totals.requests} request(s)"),
+        ("cost", cost),
+        ("tools", ", ".join(live.tool_names) or "none"),
+    ]
+    files = live.instruction_files
+    if files:
+        rows.append(("instructions", ", ".join(str(item) for item in files)))
+    for key, value in rows:
+        say_parts(("info", f"  {key:>12}: "), (None, value))
+    return True
+
+
+async def _tools(repl: Any, argument: str) -> bool:
+    live = await repl.session()
+    if live is None:
+        return True
+    tools = live.coordinator.get("tools") or {}
+    if not tools:
+        say("No tools are mounted (add some under `tools:` in the profile).", "dim")
+    for name in sorted(tools):
+        description = str(getattr(tools[name], "description", "") or "").strip().splitlines()
+        first = description[0] if description else ""
+        say_parts(("info", f"  {name:<18}"), (None, first if len(first) <= 80 else first[:79] + "…"))
+    return True
+
+
+async def _model(repl: Any, argument: str) -> bool:
+    live = await repl.session()
+    if live is None:
+        return True
+    providers = live.coordinator.get("providers") or {}
+    current_provider = live.provider_name
+    if not argument:
+        say_parts(("info", "  current: "), (None, f"{current_provider} · "
+                                                  f"{repl.model_override or live.model_name or 'default'}"))
+        provider = providers.get(current_provider) if current_provider else None
+        lister = getattr(provider, "list_models", None)
+        if callable(lister):
+            try:
+                models = await asyncio.wait_for(lister(), timeout=10)
+            except Exception as error:
+                say(f"  (could not list models: {type(error).__name__}: {error})", "dim")
+                return True
+            names = [getattr(model, "id", None) or str(model) for model in models or []]
+            if names:
+                say("  available: " + ", ".join(names[:30]), "dim")
+        say("  switch with /model NAME or /model PROVIDER/NAME", "dim")
+        return True
+    provider_name, model = current_provider, argument.strip()
+    head, _, tail = model.partition("/")
+    if tail and head in providers:
+        provider_name, model = head, tail
+    live.coordinator.register_capability("orchestrator.overrides", {"provider": provider_name, "model": model})
+    repl.model_override = model
+    live.record.save_metadata(provider=provider_name, model=model)
+    say(f"Model for the next turns: {provider_name} · {model}", "ok")
+    return True
+
+
+async def _clear(repl: Any, argument: str) -> bool:
+    live = await repl.session()
+    if live is None:
+        return True
+    context = live.coordinator.get("context")
+    messages = await context.get_messages()
+    kept = [message for message in messages if message.get("role") == "system"]
+    await context.set_messages(kept)  # through the recording context: the transcript is rewritten too
+    say(f"Cleared {len(messages) - len(kept)} message(s); kept {len(kept)} system message(s).", "ok")
+    return True
+
+
+async def _save(repl: Any, argument: str) -> bool:
+    from .export import save_transcript
+
+    live = await repl.session()
+    if live is None:
+        return True
+    name = argument.strip() or f"amplifier-{live.session_id[:8]}.md"
+    path = Path(name).expanduser()
+    if not path.is_absolute():
+        path = repl.paths.cwd / path
+    header = {"session_id": live.session_id, "profile": live.built.profile_name, "provider": live.provider_name,
+              "model": repl.model_override or live.model_name}
+    try:
+        written = save_transcript(path, await live.coordinator.get("context").get_messages(), header)
+    except OSError as error:
+        say(f"Could not write {path}: {error.strerror}. Give another path: /save FILE", "error")
+        return True
+    say(f"Saved the conversation to {written}", "ok")
+    return True
+
+
+async def _resume(repl: Any, argument: str) -> bool:
+    from ...sessions.factory import SessionRequest, project_key, session_store_for
+    from ...sessions.store import AmbiguousSessionIdError, SessionNotFoundError
+
+    store = session_store_for(repl.paths)
+    current = repl.live.session_id if repl.live is not None else None
+    if not argument.strip():
+        sessions = [meta for meta in store.list(project=project_key(repl.paths), limit=11)
+                    if meta.session_id != current][:10]
+        if not sessions:
+            say("No other sessions in this project yet.", "dim")
+            return True
+        for meta in sessions:
+            prompt = (meta.first_prompt or "").replace("\n", " ")[:50]
+            when = f"  {meta.updated[:16]}  {meta.turn_count} turn(s)  "
+            say_parts(("info", f"  {meta.session_id[:8]}"), ("dim", when), (None, prompt))
+        say("Resume one with /resume ID (a unique prefix is enough).", "dim")
+        return True
+    try:
+        record = store.find(argument.strip())
+    except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+        say(str(error), "error")
+        return True
+    if record.session_id == current:
+        say("That is the current session.", "dim")
+        return True
+    await repl.switch_to(SessionRequest(resume_id=record.session_id))
+    return True
+
+
+async def _exit(repl: Any, argument: str) -> bool:
+    return False
+
+
+COMMANDS: list[tuple[str, str, Handler]] = [
+    ("/help", "show commands and keys", _help),
+    ("/status", "session, profile, provider, model, tokens and cost, tools", _status),
+    ("/tools", "mounted tools", _tools),
+    ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
+    ("/clear", "forget the conversation (the system instruction stays)", _clear),
+    ("/save", "write the conversation to FILE (.md, or .json)", _save),
+    ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
+    ("/exit", "leave (the session is saved; `amplifier continue` resumes it)", _exit),
+    ("/quit", "same as /exit", _exit),
+]
+
+
+async def run_command(repl: Any, line: str) -> bool:
+    name, _, argument = line.partition(" ")
+    name = name.lower()
+    for command, _, handler in COMMANDS:
+        if command == name:
+            return await handler(repl, argument.strip())
+    names = [command for command, _, _ in COMMANDS]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    say(f"Unknown command {name}.{hint} Type /help for the list.", "warning")
+    return True

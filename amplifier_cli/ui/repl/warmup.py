@@ -1,0 +1,58 @@
+"""Getting the slow imports out of the way while the user types: the kernel and the app's session layer
+first (the session is opened as soon as they are in), then the SDK of every bundled provider the profile
+mounts. A provider that asks for its SDK before the warm-up finished just waits for the same import."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+# Bundled provider module id -> the SDK package it imports on first use.
+PROVIDER_SDKS = {"provider-anthropic": "anthropic", "provider-openai": "openai"}
+
+
+def provider_sdks(plan: dict[str, Any]) -> list[str]:
+    """The SDK packages the plan's bundled providers will import."""
+    names = []
+    for entry in plan.get("providers") or []:
+        module_id = entry.get("module") if isinstance(entry, dict) else entry
+        sdk = PROVIDER_SDKS.get(str(module_id))
+        if sdk and sdk not in names:
+            names.append(sdk)
+    return names
+
+
+def _plan_sdks(request: Any, paths: Any) -> list[str]:
+    from ...config.settings import load_settings
+    from ...plans.plan import build_plan
+
+    built = build_plan(load_settings(paths), request.profile, provider=request.provider, model=request.model,
+                       paths=paths)
+    return provider_sdks(built.plan)
+
+
+def start_warmup(request: Any, paths: Any) -> Future[None]:
+    """Start the warm-up thread; the returned future resolves once the session layer is imported (it never
+    fails: any error shows up again, properly reported, when the session is opened)."""
+    core_ready: Future[None] = Future()
+
+    def work() -> None:
+        sdks: list[str] = []
+        try:
+            importlib.import_module("amplifier_cli.sessions.factory")
+            importlib.import_module("amplifier_cli.plans.sources")
+            sdks = _plan_sdks(request, paths)
+        except Exception:
+            pass
+        finally:
+            core_ready.set_result(None)
+        for name in sdks:
+            try:
+                importlib.import_module(name)
+            except Exception:
+                pass
+
+    threading.Thread(target=work, name="amplifier-warmup", daemon=True).start()
+    return core_ready

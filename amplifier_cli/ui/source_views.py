@@ -1,0 +1,181 @@
+"""What the source and module commands report: layer answers, overrides per scope, installed and cached modules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config.paths import AmplifierPaths
+from ..config.settings import SCOPES, Scope, Settings, load_settings, update_scope
+from ..errors import ConfigError, UsageError
+from ..plans.module_types import type_from_id
+
+
+def _settings(paths: AmplifierPaths | None) -> Settings:
+    return load_settings(paths or AmplifierPaths.discover())
+
+
+def plan_source_hint(settings: Settings, module_id: str) -> str | None:
+    """The `source:` the active profile gives this module, if the profile loads."""
+    from ..plans.mount_plan import module_ids
+    from ..plans.plan import build_plan
+
+    try:
+        built = build_plan(settings)
+    except ConfigError:
+        return None
+    for _role, found_id, source in module_ids(built.plan):
+        if found_id == module_id:
+            return source
+    return None
+
+
+def active_plan_modules(settings: Settings) -> list[tuple[str, str, str | None]]:
+    from ..plans.mount_plan import module_ids
+    from ..plans.plan import build_plan
+
+    try:
+        return module_ids(build_plan(settings).plan)
+    except ConfigError:
+        return []
+
+
+def source_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
+    settings = _settings(paths)
+    rows = []
+    for module_id, uri in sorted(settings.sources.items()):
+        rows.append({"module": module_id, "source": uri, "scope": settings.source_origin(module_id)})
+    return rows
+
+
+def explain_source(module_id: str, paths: AmplifierPaths | None = None) -> dict[str, Any]:
+    from ..plans.sources import make_resolver
+
+    settings = _settings(paths)
+    resolver = make_resolver(settings)
+    hint = plan_source_hint(settings, module_id)
+    answers = resolver.explain(module_id, hint)
+    winner = next((answer for answer in answers if answer.found), None)
+    return {
+        "module": module_id,
+        "layers": [{"layer": a.layer, "found": a.found, "detail": a.detail} for a in answers],
+        "resolved_by": winner.layer if winner else None,
+        "source": winner.detail if winner else None,
+    }
+
+
+def add_source(module_id: str, uri: str, scope: Scope, paths: AmplifierPaths | None = None) -> tuple[str, Any]:
+    from ..config.source_uri import normalize_source_uri
+
+    paths = paths or AmplifierPaths.discover()
+    if not module_id or "/" in module_id or module_id.startswith("."):
+        raise UsageError.single(f"'{module_id}' is not a module id", fix="use an id like tool-bash")
+    normalized = normalize_source_uri(uri, paths.cwd)  # relative paths mean relative to where you typed them
+    path = update_scope(paths, scope, ("sources", module_id), normalized)
+    return normalized, path
+
+
+def remove_source(module_id: str, scope: Scope, paths: AmplifierPaths | None = None) -> Any:
+    paths = paths or AmplifierPaths.discover()
+    settings = load_settings(paths)
+    if module_id not in (settings.scopes[scope].data.get("sources") or {}):
+        where = [s for s in SCOPES if module_id in (settings.scopes[s].data.get("sources") or {})]
+        fix = f"it is set in: {', '.join(where)} (pass that scope)" if where else "see 'amplifier source list'"
+        raise UsageError.single(f"no source override for '{module_id}' in the {scope} scope", fix=fix)
+    return update_scope(paths, scope, ("sources", module_id), None)
+
+
+def module_listing(paths: AmplifierPaths | None = None, module_type: str | None = None) -> list[dict[str, Any]]:
+    """Installed modules, modules of the active profile and cached git checkouts, one row per id."""
+    from importlib.metadata import entry_points
+
+    from ..plans.sources import make_resolver
+    from ..plans.sources.git_cache import GitCache
+
+    settings = _settings(paths)
+    resolver = make_resolver(settings)
+    rows: dict[str, dict[str, Any]] = {}
+
+    def row(module_id: str) -> dict[str, Any]:
+        return rows.setdefault(
+            module_id,
+            {
+                "module": module_id,
+                "type": type_from_id(module_id) or "unknown",
+                "installed": False,
+                "in_profile": False,
+                "cached": [],
+                "origin": None,
+            },
+        )
+
+    for entry in entry_points(group="amplifier.modules"):
+        row(entry.name)["installed"] = True
+    hints: dict[str, str | None] = {}
+    for _role, module_id, source in active_plan_modules(settings):
+        row(module_id)["in_profile"] = True
+        hints[module_id] = source
+    for entry in GitCache(settings.paths.git_cache_dir).entries():
+        if entry.module_id:
+            row(entry.module_id)["cached"].append(
+                {"url": entry.url, "ref": entry.ref, "commit": entry.commit[:12], "mutable": entry.mutable}
+            )
+    for module_id, data in rows.items():
+        winner = next((a for a in resolver.explain(module_id, hints.get(module_id)) if a.found), None)
+        data["origin"] = winner.layer if winner else None
+    listing = sorted(rows.values(), key=lambda r: r["module"])
+    if module_type:
+        listing = [r for r in listing if r["type"] == module_type]
+    return listing
+
+
+def module_details(module_id: str, paths: AmplifierPaths | None = None) -> dict[str, Any]:
+    info = explain_source(module_id, paths)
+    listing = {r["module"]: r for r in module_listing(paths)}
+    if info["resolved_by"] is None and module_id not in listing:
+        raise UsageError.single(f"module '{module_id}' is not known anywhere", fix="see 'amplifier module list'")
+    extra = listing.get(module_id, {})
+    return {
+        **info,
+        "type": type_from_id(module_id) or "unknown",
+        "installed": extra.get("installed", False),
+        "in_profile": extra.get("in_profile", False),
+        "cached": extra.get("cached", []),
+    }
+
+
+def update_modules(module_id: str | None, paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
+    """Refresh cached checkouts of moving refs (branches); tags and commits are reported as pinned."""
+    from ..plans.sources.git_cache import GitCache
+
+    settings = _settings(paths)
+    cache = GitCache(settings.paths.git_cache_dir)
+    entries = cache.entries()
+    if module_id is not None:
+        entries = [e for e in entries if e.module_id == module_id]
+    results = []
+    for entry in entries:
+        label = f"{entry.module_id or entry.url}@{entry.ref or '(default branch)'}"
+        if not entry.mutable:
+            results.append(
+                {
+                    "module": entry.module_id,
+                    "ref": entry.ref,
+                    "status": "pinned",
+                    "label": label,
+                    "commit": entry.commit[:12],
+                }
+            )
+            continue
+        fresh = cache.refresh(entry)
+        status = "updated" if fresh.commit != entry.commit else "unchanged"
+        results.append(
+            {
+                "module": entry.module_id,
+                "ref": entry.ref,
+                "status": status,
+                "label": label,
+                "commit": fresh.commit[:12],
+                "previous": entry.commit[:12],
+            }
+        )
+    return results

@@ -1,0 +1,47 @@
+"""`amplifier` itself takes the chat's options (`-P`, `--provider`, `--model`, `--resume`), as `claude --model`
+and `codex -m` do: they choose the chat it opens."""
+
+from __future__ import annotations
+
+import re
+
+from fakeapi import Turn
+
+
+def test_model_option_before_any_command_opens_the_chat_with_that_model(spawn_chat, fake_api) -> None:
+    fake_api.add(Turn(text="model-answer"))
+    chat = spawn_chat("--model", "claude-chosen")
+    chat.ready()
+    chat.send_line("which model")
+    chat.expect("model-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert fake_api.requests[-1].model == "claude-chosen"
+
+
+def test_profile_option_opens_the_chat_with_that_profile(spawn_chat) -> None:
+    chat = spawn_chat("-P", "demo")  # the bundled scripted profile: no server involved
+    banner = chat.expect("· session ")
+    assert "[demo]" in banner
+    chat.prompt()
+    assert chat.exit() == 0
+
+
+def test_resume_option_reopens_a_chat_with_its_history(spawn_chat, fake_api) -> None:
+    fake_api.add(Turn(text="first-answer"), when_last_user_contains="turn one")
+    fake_api.add(Turn(text="second-answer"), when_last_user_contains="turn two")
+    first = spawn_chat()
+    first.expect("· session ")
+    session_id = re.match(r"\s*([0-9a-f]{8})", first.prompt()).group(1)  # the banner ends with the id
+    first.send_line("turn one")
+    first.expect("first-answer")
+    first.prompt()
+    assert first.exit() == 0
+
+    resumed = spawn_chat("--resume", session_id)
+    resumed.ready()
+    resumed.send_line("turn two")
+    resumed.expect("second-answer")
+    resumed.prompt()
+    assert resumed.exit() == 0
+    assert fake_api.requests[-1].user_texts == ["turn one", "turn two"]
