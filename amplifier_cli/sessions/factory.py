@@ -175,6 +175,9 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     await coordinator.mount("module-source-resolver", resolver)
     session.loader.prepare_config = expand_for_mount
     coordinator.register_capability("session.working_dir", str(located.paths.cwd))
+    # where tool-mcp looks for mcp.json: the user's config dir and the project (.amplifier/mcp.json, .mcp.json)
+    coordinator.register_capability("app.config_dir", str(located.paths.config_dir))
+    coordinator.register_capability("session.project_root", str(located.paths.project_root or located.paths.cwd))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
