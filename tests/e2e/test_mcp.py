@@ -1,16 +1,22 @@
 """MCP end to end: `amplifier run` with the fake LLM server calling tools of real MCP servers (the third-party
 mcp-server-time over stdio, the SDK-written test server over Streamable HTTP), configured through the files
-other agents use, gated by approvals, with a broken server costing one warning line."""
+other agents use, gated by approvals, with a broken server costing one warning line, and no server process
+outliving amplifier (Ctrl-C, kill -9)."""
 
 from __future__ import annotations
 
 import json
+import os
+import select
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from fakeapi import ToolCall, Turn
-from mcptestserver.fixtures import mcp_http_server  # noqa: F401 - pytest fixture
+from mcptestserver import stdio_command
+from mcptestserver.fixtures import mcp_http_server, stdio_server_env  # noqa: F401 - mcp_http_server: a fixture
 
 TOKEN = "e2e-secret-token-4242"
 
@@ -86,3 +92,45 @@ def test_a_broken_mcp_file_is_a_configuration_error_naming_the_file(e2e_api) -> 
 def _no_unmatched_requests(e2e_api):
     yield
     assert not e2e_api.server.unmatched
+
+
+def _exited(pid: int, timeout: float) -> bool:
+    """Wait for a process to end: a pidfd becomes readable when it exits (no polling, no sleeping)."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([descriptor], [], [], timeout)[0])
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pidfd and PR_SET_PDEATHSIG are Linux")
+@pytest.mark.parametrize(("how", "linger"), [("sigint", False), ("sigkill", False), ("sigkill", True)],
+                         ids=["ctrl-c", "kill-9", "kill-9-server-ignores-stdin"])
+def test_no_server_outlives_amplifier(e2e_api, how: str, linger: bool) -> None:
+    """The server's pid comes back as a tool result; while the next model request is held, amplifier is
+    interrupted or killed, and the server must end too (with --linger only PR_SET_PDEATHSIG can end it)."""
+    command = stdio_command() + (["--linger"] if linger else [])
+    (e2e_api.project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "local": {"command": command[0], "args": command[1:], "env": stdio_server_env()}}}))
+    e2e_api.profile("mcp", tools=("tool-mcp",))
+    gate = threading.Event()
+    e2e_api.server.add(Turn(tool_calls=[ToolCall("mcp__local__pid", {})]), when_last_user_contains="pid")
+    held = e2e_api.server.add(Turn(text="never"), when=lambda request: request.last_tool_result_text.isdigit(),
+                              gate=gate)
+    child = e2e_api.spawn("run", "-P", "mcp", "--approval", "allow", "what is the server's pid?")
+    try:
+        assert held.matched.wait(60), "the tool result never reached the model"
+        server_pid = int(e2e_api.server.requests[-1].last_tool_result_text)
+        child.send_signal(signal.SIGINT if how == "sigint" else signal.SIGKILL)
+        child.communicate(timeout=60)
+        assert child.returncode == (130 if how == "sigint" else -signal.SIGKILL)
+        assert _exited(server_pid, 30), f"MCP server {server_pid} outlived amplifier"
+    finally:
+        gate.set()
+        try:
+            os.kill(server_pid, signal.SIGKILL)  # never leave one behind a failed test
+        except (ProcessLookupError, UnboundLocalError):
+            pass
