@@ -274,13 +274,15 @@ class ServerConnection:
         try:
             return await getattr(session, method)(*args, **kwargs)
         except MCPError as error:
-            if error.code == CONNECTION_CLOSED:
-                self._mark_crashed(self._reason(error))
-                raise ServerUnavailable(
-                    f"MCP server '{self.name}' closed the connection ({self.error}); "
-                    "it is restarted on the next call"
-                ) from None
-            raise
+            if error.code != CONNECTION_CLOSED:
+                raise  # the server answered with an error: the connection is fine
+            reason = self._reason(error)
+            what = f"closed the connection ({reason})"
+        except Exception as error:  # the transport failed (an HTTP server gone, a broken stream)
+            reason = describe_error(error)
+            what = f"failed ({reason})"
+        self._mark_crashed(reason)
+        raise ServerUnavailable(f"MCP server '{self.name}' {what}; it is restarted on the next call")
 
     def _mark_crashed(self, reason: str) -> None:
         if self.state != "connected":

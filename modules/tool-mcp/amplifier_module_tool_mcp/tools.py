@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from amplifier_core import ToolResult
 
-from .connection import ServerUnavailable, all_pages, describe_error
+from .connection import ServerUnavailable, all_pages
 from .results import call_result_to_tool_result, cut, resource_contents_text
 
 if TYPE_CHECKING:
@@ -60,11 +60,9 @@ class McpTool:
             result = await self._connection.request("call_tool", self._tool_name, dict(input or {}))
         except ServerUnavailable as error:
             return _error(str(error))
-        except MCPError as error:
-            return _error(f"MCP server '{self._connection.name}' refused {self._tool_name}: {error.message}")
-        except Exception as error:  # a transport failure is the tool's failure, not the session's
-            return _error(f"MCP server '{self._connection.name}' failed on {self._tool_name}: "
-                          f"{describe_error(error)}")
+        except MCPError as error:  # an error answer (unknown tool, bad arguments, timeout)
+            return _error(f"MCP server '{self._connection.name}' answered {self._tool_name} with an error: "
+                          f"{error.message}")
         return call_result_to_tool_result(result, self._max_result_chars)
 
 

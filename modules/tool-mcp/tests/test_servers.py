@@ -153,3 +153,25 @@ async def test_a_crashed_stdio_server_is_restarted_on_the_next_call(mount_mcp, m
         assert mcp_status(coordinator)["local"]["state"] == "connected"
     finally:
         await coordinator.cleanup()
+
+
+async def test_an_http_server_that_went_away_fails_the_call_and_is_retried_on_the_next(
+        mount_mcp, mcp_status, tmp_path: Path) -> None:
+    from mcptestserver.fixtures import start_http_server, stop_server
+
+    process, url = start_http_server("http")
+    coordinator = await mount_mcp({"servers": {"gone": {"type": "http", "url": url, "startup_timeout": 5}}},
+                                  tmp_path)
+    try:
+        echo = coordinator.get("tools")["mcp__gone__echo"]
+        assert (await echo.execute({"text": "before"})).output == "echo: before"
+        stop_server(process)
+        failed = await echo.execute({"text": "after"})
+        assert not failed.success
+        assert failed.output == ("MCP server 'gone' closed the connection (Connection closed); "
+                                 "it is restarted on the next call")
+        assert mcp_status(coordinator)["gone"]["state"] == "crashed"
+        retried = await echo.execute({"text": "again"})
+        assert not retried.success and "MCP server 'gone' could not be restarted" in retried.output
+    finally:
+        await coordinator.cleanup()

@@ -29,7 +29,7 @@ def start_http_server(transport: str) -> tuple[subprocess.Popen[str], str]:
     return process, url
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
+def stop_server(process: subprocess.Popen[str]) -> None:
     process.terminate()
     try:
         process.wait(timeout=10)
@@ -43,7 +43,7 @@ def mcp_http_server() -> Iterator[str]:
     """URL of a Streamable HTTP MCP test server."""
     process, url = start_http_server("http")
     yield url
-    _stop(process)
+    stop_server(process)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def mcp_sse_server() -> Iterator[str]:
     """URL of an HTTP+SSE (old transport) MCP test server."""
     process, url = start_http_server("sse")
     yield url
-    _stop(process)
+    stop_server(process)
 
 
 def stdio_server_env() -> dict[str, str]:
