@@ -175,3 +175,24 @@ async def test_an_http_server_that_went_away_fails_the_call_and_is_retried_on_th
         assert not retried.success and "MCP server 'gone' could not be restarted" in retried.output
     finally:
         await coordinator.cleanup()
+
+
+async def test_servers_start_in_parallel(mount_mcp, mcp_status, tmp_path: Path) -> None:
+    """Each server's command waits on the other through a FIFO (a writer blocks until a reader opens it), so
+    both can only come up when they are started at the same time."""
+    import os
+    import shlex
+
+    fifo = tmp_path / "rendezvous.fifo"
+    os.mkfifo(fifo)
+    server = shlex.join(stdio_command())
+    first = f"cat {shlex.quote(str(fifo))} > /dev/null && exec {server}"
+    second = f"echo ready > {shlex.quote(str(fifo))} && exec {server}"
+    coordinator = await mount_mcp({"startup_timeout": 20, "servers": {
+        "first": {"command": "sh", "args": ["-c", first], "env": stdio_server_env()},
+        "second": {"command": "sh", "args": ["-c", second], "env": stdio_server_env()}}}, tmp_path)
+    try:
+        assert {name: row["state"] for name, row in mcp_status(coordinator).items()} == {
+            "first": "connected", "second": "connected"}
+    finally:
+        await coordinator.cleanup()
