@@ -85,13 +85,15 @@ def root(
     model: str = typer.Option(None, "--model", "-m", help="Chat with this model."),
     resume: str = typer.Option(None, "--resume", "-r", help="Resume the chat with this session id (or prefix)."),
     approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
+    sandbox: str = typer.Option(
+        None, "--sandbox", help="Sandbox of the chat's shell commands: workspace-write, read-only or off."),
 ) -> None:
     """Run AI agents assembled from modules, described by YAML profiles (mount plans).
 
     Without a command: the interactive chat (the options above choose its profile, provider, model or session).
     """
     ctx.obj = {"verbose": verbose}
-    chat_options = {"profile": profile, "provider": provider, "model": model, "resume": resume}
+    chat_options = {"profile": profile, "provider": provider, "model": model, "resume": resume, "sandbox": sandbox}
     chosen = any(value is not None for value in chat_options.values()) or approval != "ask"
     if ctx.invoked_subcommand is not None:
         if chosen:

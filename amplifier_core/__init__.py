@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from . import capabilities
@@ -66,11 +67,29 @@ from .message_models import (
     ToolSpec,
     Usage,
 )
-from .models import ConfigField, HookResult, ModelInfo, ModuleInfo, ProviderInfo, SessionStatus, ToolResult
+from .models import (
+    ConfigField,
+    ContextInjection,
+    HookResult,
+    ModelInfo,
+    ModuleInfo,
+    Pricing,
+    ProviderInfo,
+    SessionStatus,
+    ToolResult,
+)
 from .session import AmplifierSession, ModuleFailure
 from .utils.retry import RetryConfig, classify_error_message, retry_with_backoff
 
 __version__ = "1.0.0"
+
+# 2.0.2 backs these four with a Rust engine and also exports them under their engine names; code that
+# imports the engine names gets the same (pure-Python) classes here. No engine: RUST_AVAILABLE is False.
+RUST_AVAILABLE = False
+RustSession = AmplifierSession
+RustCoordinator = ModuleCoordinator
+RustHookRegistry = HookRegistry
+RustCancellationToken = CancellationToken
 
 # Test helpers import unittest.mock; load them only when asked for.
 _TESTING_NAMES = {
@@ -80,26 +99,98 @@ _TESTING_NAMES = {
 
 
 def __getattr__(name: str) -> Any:
-    if name in _TESTING_NAMES:
-        from . import testing
-
-        return getattr(testing, name)
+    if name in _TESTING_NAMES or name == "testing":
+        testing = importlib.import_module(f"{__name__}.testing")
+        return testing if name == "testing" else getattr(testing, name)
     raise AttributeError(f"module 'amplifier_core' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_TESTING_NAMES, "testing"})
+
+
 __all__ = [
-    "AbortError", "AccessDeniedError", "AmplifierSession", "ApprovalProvider", "ApprovalRequest",
-    "ApprovalResponse", "AuthenticationError", "CancellationState", "CancellationToken", "ChatRequest",
-    "ChatResponse", "ConfigField", "ConfigurationError", "ContentBlock", "ContentBlockType", "ContentBlockUnion",
-    "ContentFilterError", "ContextLengthError", "ContextManager", "Degradation", "EventRecorder", "HookHandler",
-    "HookRegistry", "HookResult", "ImageBlock", "InvalidRequestError", "InvalidToolCallError", "LLMError",
-    "LLMTimeoutError", "Message", "MockContextManager", "MockCoordinator", "MockTool", "ModelInfo",
-    "ModuleCoordinator", "ModuleFailure", "ModuleInfo", "ModuleLoader", "ModuleValidationError", "NetworkError",
-    "NotFoundError", "Orchestrator", "Provider", "ProviderInfo", "ProviderUnavailableError",
-    "QuotaExceededError", "RateLimitError", "ReasoningBlock", "RedactedThinkingBlock", "ResponseFormat",
-    "ResponseFormatJson", "ResponseFormatJsonSchema", "ResponseFormatText", "RetryConfig",
-    "ScriptedOrchestrator", "SessionStatus", "StreamError", "TestCoordinator", "TextBlock", "TextContent",
-    "ThinkingBlock", "ThinkingContent", "Tool", "ToolCall", "ToolCallBlock", "ToolCallContent", "ToolResult",
-    "ToolResultBlock", "ToolResultContent", "ToolSpec", "Usage", "capabilities", "classify_error_message",
-    "create_test_coordinator", "retry_with_backoff", "wait_for",
+    "RUST_AVAILABLE",
+    "AbortError",
+    "AccessDeniedError",
+    "AmplifierSession",
+    "ApprovalProvider",
+    "ApprovalRequest",
+    "ApprovalResponse",
+    "AuthenticationError",
+    "CancellationState",
+    "CancellationToken",
+    "ChatRequest",
+    "ChatResponse",
+    "ConfigField",
+    "ConfigurationError",
+    "ContentBlock",
+    "ContentBlockType",
+    "ContentBlockUnion",
+    "ContentFilterError",
+    "ContextInjection",
+    "ContextLengthError",
+    "ContextManager",
+    "Degradation",
+    "EventRecorder",
+    "HookHandler",
+    "HookRegistry",
+    "HookResult",
+    "ImageBlock",
+    "InvalidRequestError",
+    "InvalidToolCallError",
+    "LLMError",
+    "LLMTimeoutError",
+    "Message",
+    "MockContextManager",
+    "MockCoordinator",
+    "MockTool",
+    "ModelInfo",
+    "ModuleCoordinator",
+    "ModuleFailure",
+    "ModuleInfo",
+    "ModuleLoader",
+    "ModuleValidationError",
+    "NetworkError",
+    "NotFoundError",
+    "Orchestrator",
+    "Pricing",
+    "Provider",
+    "ProviderInfo",
+    "ProviderUnavailableError",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ReasoningBlock",
+    "RedactedThinkingBlock",
+    "ResponseFormat",
+    "ResponseFormatJson",
+    "ResponseFormatJsonSchema",
+    "ResponseFormatText",
+    "RetryConfig",
+    "RustCancellationToken",
+    "RustCoordinator",
+    "RustHookRegistry",
+    "RustSession",
+    "ScriptedOrchestrator",
+    "SessionStatus",
+    "StreamError",
+    "TestCoordinator",
+    "TextBlock",
+    "TextContent",
+    "ThinkingBlock",
+    "ThinkingContent",
+    "Tool",
+    "ToolCall",
+    "ToolCallBlock",
+    "ToolCallContent",
+    "ToolResult",
+    "ToolResultBlock",
+    "ToolResultContent",
+    "ToolSpec",
+    "Usage",
+    "capabilities",
+    "classify_error_message",
+    "create_test_coordinator",
+    "retry_with_backoff",
+    "wait_for",
 ]

@@ -7,12 +7,15 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 logger = logging.getLogger(__name__)
 
 
-class CancellationState(Enum):
+class CancellationState(StrEnum):
+    """A ``str`` too: 2.0.2's top-level token reports its state as ``"none"``/``"graceful"``/``"immediate"``,
+    its Python module as this enum; either comparison holds here."""
+
     NONE = "none"
     GRACEFUL = "graceful"
     IMMEDIATE = "immediate"
@@ -56,6 +59,10 @@ class CancellationToken:
         for child in list(self._children):
             child.request_graceful()
         return True
+
+    def request_cancellation(self) -> None:
+        """Ask for a graceful stop (2.0.2's plain spelling of :meth:`request_graceful`)."""
+        self.request_graceful()
 
     def request_immediate(self) -> bool:
         if self._state is CancellationState.IMMEDIATE:

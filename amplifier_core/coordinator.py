@@ -17,7 +17,7 @@ from . import events
 from .approval import ApprovalTimeoutError
 from .cancellation import CancellationToken
 from .hooks import HookRegistry
-from .models import HookResult
+from .models import ContextInjection, HookResult
 from .sanitize import strip_control_chars
 
 if TYPE_CHECKING:
@@ -45,19 +45,20 @@ async def _call_maybe_async(function: Callable[..., Any], *args: Any) -> Any:
 class ModuleCoordinator:
     def __init__(self, session: Any, approval_system: Any = None, display_system: Any = None) -> None:
         self._session = session
-        self.hooks = HookRegistry()
-        self.mount_points: dict[str, Any] = {
+        self._hooks: HookRegistry = HookRegistry()
+        self._mount_points: dict[str, Any] = {
             "orchestrator": None,
             "providers": {},
             "tools": {},
             "context": None,
-            "hooks": self.hooks,
+            "hooks": self._hooks,
             "module-source-resolver": None,
         }
-        self.channels: dict[str, list[dict[str, Any]]] = {}
-        self.approval_system = approval_system
-        self.display_system = display_system
-        self.cancellation = CancellationToken()
+        self._channels: dict[str, list[dict[str, Any]]] = {}
+        self._session_state: dict[str, Any] = {}
+        self._approval_system = approval_system
+        self._display_system = display_system
+        self._cancellation = CancellationToken()
         self._capabilities: dict[str, Any] = {}
         self._cleanup_functions: list[Any] = []
         self._current_turn_injections = 0
@@ -66,6 +67,49 @@ class ModuleCoordinator:
             logger.debug("coordinator created without an approval system: ask_user requests will be denied")
         if display_system is None:
             logger.debug("coordinator created without a display system: hook user messages go to the log")
+
+    # -- state (properties, as in 2.0.2: the containers are shared, the names cannot be rebound) ------
+    @property
+    def hooks(self) -> HookRegistry:
+        return self._hooks
+
+    @property
+    def mount_points(self) -> dict[str, Any]:
+        return self._mount_points
+
+    @property
+    def channels(self) -> dict[str, list[dict[str, Any]]]:
+        """Contribution channels: channel name -> ``[{"name", "callback"}, ...]`` in registration order."""
+        return self._channels
+
+    @property
+    def cancellation(self) -> CancellationToken:
+        return self._cancellation
+
+    @property
+    def session_state(self) -> dict[str, Any]:
+        """Free-form state modules share for the life of the session (upstream loop modules keep theirs here)."""
+        return self._session_state
+
+    @session_state.setter
+    def session_state(self, value: dict[str, Any]) -> None:
+        self._session_state = value
+
+    @property
+    def approval_system(self) -> Any:
+        return self._approval_system
+
+    @approval_system.setter
+    def approval_system(self, value: Any) -> None:
+        self._approval_system = value
+
+    @property
+    def display_system(self) -> Any:
+        return self._display_system
+
+    @display_system.setter
+    def display_system(self, value: Any) -> None:
+        self._display_system = value
 
     # -- read-through properties -------------------------------------------------------------------
     @property
@@ -111,7 +155,7 @@ class ModuleCoordinator:
         if mount_point not in self.mount_points:
             raise ValueError(f"Unknown mount point: {mount_point}")
         if mount_point == "hooks":
-            raise ValueError("Hooks are registered on coordinator.hooks, not mounted")
+            raise ValueError("Hooks should be registered directly with the HookRegistry (coordinator.hooks.register)")
         if mount_point in _SINGLE_SLOTS:
             if self.mount_points[mount_point] is not None:
                 logger.warning("replacing the module mounted at %s", mount_point)
@@ -211,8 +255,8 @@ class ModuleCoordinator:
     # -- hook results --------------------------------------------------------------------------------
     async def process_hook_result(self, result: HookResult, event: str, hook_name: str = "unknown") -> HookResult:
         """Apply a hook result's side effects: context injection, approval requests and user messages."""
-        if result.action == "inject_context" and result.context_injection:
-            await self._inject(result, event, hook_name)
+        if result.action == "inject_context" and (result.context_injections or result.context_injection):
+            result = await self._inject(result, event, hook_name)
         if result.action == "ask_user":
             return await self._ask_user(result, hook_name)
         if result.user_message:
@@ -227,32 +271,59 @@ class ModuleCoordinator:
             logger.debug("hook %s asked to suppress its output on %s", hook_name, event)
         return result
 
-    async def _inject(self, result: HookResult, event: str, hook_name: str) -> None:
-        content = strip_control_chars(result.context_injection or "")
+    async def _inject(self, result: HookResult, event: str, hook_name: str) -> HookResult:
+        """Store the durable injections in the context and hand back what is left: the ephemeral ones, which
+        are the orchestrator's to add to the next request only (as 2.0.2 does).
+
+        Every item is checked against ``injection_size_limit`` before anything is written, so a bad item
+        leaves neither a partial write nor a budget charge. A result with only the scalar fields is one item
+        from ``hook_name``/``event``. With nothing left over the answer is ``continue``, its other fields kept.
+        """
+        items = result.context_injections or [ContextInjection(
+            content=result.context_injection or "", role=result.context_injection_role, ephemeral=result.ephemeral,
+            append_to_last_tool_result=result.append_to_last_tool_result, hook_name=hook_name, event=event)]
+        cleaned = [(item, strip_control_chars(item.content)) for item in items]
         limit = self.injection_size_limit
-        if limit is not None and len(content) > limit:
-            raise ValueError(f"Context injection exceeds {limit} characters ({len(content)} given by {hook_name})")
-        tokens = len(content) // 4
+        for item, content in cleaned:
+            if limit is not None and len(content) > limit:
+                raise ValueError(
+                    f"Context injection exceeds {limit} characters ({len(content)} given by {item.hook_name})")
+        tokens = sum(len(content) // 4 for _, content in cleaned)
         budget = self.injection_budget_per_turn
         if budget is not None and self._current_turn_injections + tokens > budget:
             logger.warning("hook %s exceeds the injection budget of %s tokens this turn", hook_name, budget)
         self._current_turn_injections += tokens
         context = self.mount_points.get("context")
-        if not result.ephemeral and context is not None and hasattr(context, "add_message"):
-            await context.add_message(
-                {
-                    "role": result.context_injection_role,
+        for item, content in cleaned:
+            if not item.ephemeral and context is not None and hasattr(context, "add_message"):
+                await context.add_message({
+                    "role": item.role,
                     "content": content,
                     "metadata": {
                         "source": "hook",
-                        "hook_name": hook_name,
-                        "event": event,
+                        "hook_name": item.hook_name,
+                        "event": item.event,
                         "timestamp": datetime.now(UTC).isoformat(),
+                        "requested_role": item.role,
+                        "ephemeral": False,
+                        "persisted": True,
                     },
-                }
-            )
-        logger.info("hook %s injected %d characters on %s (ephemeral=%s)", hook_name, len(content), event,
-                    result.ephemeral)
+                })
+            logger.info("hook %s injected %d characters on %s (ephemeral=%s)", item.hook_name, len(content),
+                        item.event, item.ephemeral)
+        residual = [item for item in items if item.ephemeral]
+        if not residual:
+            return result.model_copy(update={
+                "action": "continue", "context_injection": None, "context_injections": [], "ephemeral": False,
+                "append_to_last_tool_result": False,
+            })
+        return result.model_copy(update={
+            "context_injection": "\n\n".join(item.content for item in residual),
+            "context_injection_role": residual[0].role,
+            "ephemeral": True,
+            "append_to_last_tool_result": any(item.append_to_last_tool_result for item in residual),
+            "context_injections": residual,
+        })
 
     async def _ask_user(self, result: HookResult, hook_name: str) -> HookResult:
         prompt = result.approval_prompt or "Allow this operation?"
@@ -285,4 +356,9 @@ class ModuleCoordinator:
             "providers": sorted(self.mount_points["providers"]),
             "tools": sorted(self.mount_points["tools"]),
             "capabilities": sorted(self._capabilities),
+            # 2.0.2's keys
+            "has_orchestrator": self.mount_points["orchestrator"] is not None,
+            "has_context": self.mount_points["context"] is not None,
+            "has_approval_provider": self.approval_system is not None,
+            "has_display_service": self.display_system is not None,
         }

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol
 
 
-@runtime_checkable
 class DisplaySystem(Protocol):
     def show_message(
         self, message: str, level: Literal["info", "warning", "error"], source: str = "hook"

@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 SESSION_START = "session:start"
-SESSION_START_DEBUG = "session:start:debug"
-SESSION_START_RAW = "session:start:raw"
 SESSION_END = "session:end"
 SESSION_FORK = "session:fork"
-SESSION_FORK_DEBUG = "session:fork:debug"
-SESSION_FORK_RAW = "session:fork:raw"
 SESSION_RESUME = "session:resume"
-SESSION_RESUME_DEBUG = "session:resume:debug"
-SESSION_RESUME_RAW = "session:resume:raw"
 
 PROMPT_SUBMIT = "prompt:submit"
 PROMPT_COMPLETE = "prompt:complete"
@@ -28,11 +22,7 @@ PROVIDER_TOOL_SEQUENCE_REPAIRED = "provider:tool_sequence_repaired"
 PROVIDER_RESOLVE = "provider:resolve"
 
 LLM_REQUEST = "llm:request"
-LLM_REQUEST_DEBUG = "llm:request:debug"
-LLM_REQUEST_RAW = "llm:request:raw"
 LLM_RESPONSE = "llm:response"
-LLM_RESPONSE_DEBUG = "llm:response:debug"
-LLM_RESPONSE_RAW = "llm:response:raw"
 
 CONTENT_BLOCK_START = "content_block:start"
 CONTENT_BLOCK_DELTA = "content_block:delta"
@@ -68,6 +58,7 @@ CANCEL_REQUESTED = "cancel:requested"
 CANCEL_COMPLETED = "cancel:completed"
 
 MODULE_ON_SESSION_READY_FAILED = "module:on_session_ready_failed"
+MODULE_LOAD_FAILED = "module:load_failed"
 
 # Streaming block events emitted by providers while a response streams (see docs/STREAMING.md).
 LLM_STREAM_BLOCK_START = "llm:stream_block_start"
@@ -75,8 +66,41 @@ LLM_STREAM_BLOCK_DELTA = "llm:stream_block_delta"
 LLM_STREAM_BLOCK_END = "llm:stream_block_end"
 LLM_STREAM_ABORTED = "llm:stream_aborted"
 
+# 2.0.2's 43 canonical events in 2.0.2's order, then this project's additions (debug/raw variants and
+# streaming block events), so hooks that subscribe to ALL_EVENTS (logging, redaction) see everything.
 ALL_EVENTS: list[str] = [
-    value
-    for name, value in sorted(globals().items())
-    if name.isupper() and name != "ALL_EVENTS" and isinstance(value, str)
+    SESSION_START, SESSION_END, SESSION_FORK, SESSION_RESUME, PROMPT_SUBMIT, PROMPT_COMPLETE, PLAN_START,
+    PLAN_END, PROVIDER_REQUEST, PROVIDER_RESPONSE, PROVIDER_RETRY, PROVIDER_ERROR, PROVIDER_THROTTLE,
+    PROVIDER_TOOL_SEQUENCE_REPAIRED, PROVIDER_RESOLVE, LLM_REQUEST, LLM_RESPONSE, CONTENT_BLOCK_START,
+    CONTENT_BLOCK_DELTA, CONTENT_BLOCK_END, THINKING_DELTA, THINKING_FINAL, TOOL_PRE, TOOL_POST, TOOL_ERROR,
+    CONTEXT_PRE_COMPACT, CONTEXT_POST_COMPACT, CONTEXT_COMPACTION, CONTEXT_INCLUDE, ORCHESTRATOR_COMPLETE,
+    EXECUTION_START, EXECUTION_END, USER_NOTIFICATION, ARTIFACT_WRITE, ARTIFACT_READ, POLICY_VIOLATION,
+    APPROVAL_REQUIRED, APPROVAL_GRANTED, APPROVAL_DENIED, CANCEL_REQUESTED, CANCEL_COMPLETED,
+    MODULE_ON_SESSION_READY_FAILED, MODULE_LOAD_FAILED,
 ]
+ALL_EVENTS += sorted(
+    value for name, value in list(globals().items())
+    if name.isupper() and name != "ALL_EVENTS" and isinstance(value, str) and value not in ALL_EVENTS
+)
+
+# The ``:debug``/``:raw`` variants of older kernels, which 2.0.2 dropped (nothing emits them; ``session.raw``
+# attaches the config instead). Still importable by name for old hooks, but not listed: every listed event is
+# ``namespace:action``.
+_LEGACY_EVENTS = {
+    "SESSION_START_DEBUG": "session:start:debug",
+    "SESSION_START_RAW": "session:start:raw",
+    "SESSION_FORK_DEBUG": "session:fork:debug",
+    "SESSION_FORK_RAW": "session:fork:raw",
+    "SESSION_RESUME_DEBUG": "session:resume:debug",
+    "SESSION_RESUME_RAW": "session:resume:raw",
+    "LLM_REQUEST_DEBUG": "llm:request:debug",
+    "LLM_REQUEST_RAW": "llm:request:raw",
+    "LLM_RESPONSE_DEBUG": "llm:response:debug",
+    "LLM_RESPONSE_RAW": "llm:response:raw",
+}
+
+
+def __getattr__(name: str) -> str:
+    if name in _LEGACY_EVENTS:
+        return _LEGACY_EVENTS[name]
+    raise AttributeError(f"module 'amplifier_core.events' has no attribute {name!r}")

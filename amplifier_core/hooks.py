@@ -8,14 +8,18 @@ precedence: deny (short-circuits) > ask_user (first wins) > inject_context (merg
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from . import events
-from .models import HookResult
+from .correlation import REQUEST_ID_FIELD, resolve_request_id
+from .models import ContextInjection, HookResult
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +49,7 @@ class HookHandler:
     handler: Handler = field(compare=False)
     priority: int = 0
     name: str | None = field(default=None, compare=False)
+    sequence: int = field(default=0, compare=False)  # registration order, for unregister(name)
 
 
 class HookRegistry:
@@ -59,13 +64,15 @@ class HookRegistry:
 
     def __init__(self) -> None:
         self._handlers: dict[str, list[HookHandler]] = {}
+        self._registrations = 0
         self._defaults: dict[str, Any] = {}
 
     def register(
         self, event: str, handler: Handler, priority: int = 0, name: str | None = None
     ) -> Callable[[], None]:
         """Add ``handler`` for ``event``; returns an idempotent function that removes exactly this entry."""
-        entry = HookHandler(handler, priority, name or getattr(handler, "__name__", None))
+        self._registrations += 1
+        entry = HookHandler(handler, priority, name or getattr(handler, "__name__", None), self._registrations)
         entries = self._handlers.setdefault(event, [])
         entries.append(entry)
         entries.sort(key=lambda item: item.priority)  # stable: equal priorities keep registration order
@@ -83,15 +90,20 @@ class HookRegistry:
     on = register
 
     def unregister(self, name: str, event: str | None = None) -> int:
-        """Remove every handler registered under ``name`` (optionally for one event); returns how many."""
-        removed = 0
+        """Remove the most recent registration named ``name`` (optionally for one event), as 2.0.2 does;
+        earlier ones stay, and each keeps its own handle. Returns how many were removed (0 or 1)."""
+        latest: tuple[list[HookHandler], HookHandler] | None = None
         for event_name, entries in self._handlers.items():
             if event is not None and event_name != event:
                 continue
-            kept = [entry for entry in entries if entry.name != name]
-            removed += len(entries) - len(kept)
-            entries[:] = kept
-        return removed
+            for entry in entries:
+                if entry.name == name and (latest is None or entry.sequence > latest[1].sequence):
+                    latest = (entries, entry)
+        if latest is None:
+            return 0
+        entries, entry = latest
+        entries[:] = [kept for kept in entries if kept is not entry]
+        return 1
 
     def set_default_fields(self, **defaults: Any) -> None:
         """Replace the fields merged under every emitted event's data (the session sets its ids here)."""
@@ -101,27 +113,33 @@ class HookRegistry:
         return bool(self._handlers.get(event))
 
     async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
+        request_id = None
+        if event.startswith(("llm:", "provider:")):  # pair each LLM call's events (see correlation.py)
+            request_id = resolve_request_id(event, data.get(REQUEST_ID_FIELD) if isinstance(data, dict) else None)
         entries = self._handlers.get(event)
         if not entries:
             return HookResult(action="continue", data=data)
         current = {**self._defaults, **data} if self._defaults else dict(data)
         current["timestamp"] = utc_timestamp()
+        if request_id is not None:
+            current[REQUEST_ID_FIELD] = request_id
         ask_user: HookResult | None = None
-        injections: list[HookResult] = []
+        injections: list[tuple[HookResult, list[ContextInjection]]] = []
         for entry in list(entries):
             try:
-                result = await entry.handler(event, current)
+                result = entry.handler(event, current)
+                if inspect.isawaitable(result):  # plain functions are accepted too, as 2.0.2 does
+                    result = await result
             except asyncio.CancelledError:
                 logger.error("hook handler %r for %s was cancelled; continuing", entry.name, event)
                 continue
             except Exception:
                 logger.exception("hook handler %r failed on %s; continuing", entry.name, event)
                 continue
-            if not isinstance(result, HookResult):
-                if result is not None:
-                    logger.warning("hook handler %r returned %s, not a HookResult; ignored",
-                                   entry.name, type(result).__name__)
+            if result is None:
                 continue
+            if not isinstance(result, HookResult):
+                result = _coerce_result(result, entry.name)
             action = result.action
             if action == "continue":
                 continue
@@ -131,8 +149,9 @@ class HookRegistry:
                 if result.data is not None:
                     current = result.data
             elif action == "inject_context":
-                if result.context_injection:
-                    injections.append(result)
+                items = _stamped_injections(result, entry.name, event)
+                if items:
+                    injections.append((result, items))
             elif action == "ask_user" and ask_user is None:
                 ask_user = result
         if ask_user is not None:
@@ -146,7 +165,9 @@ class HookRegistry:
         collected: list[Any] = []
         for entry in list(self._handlers.get(event, ())):
             try:
-                result = await asyncio.wait_for(entry.handler(event, data), timeout=timeout)
+                result = entry.handler(event, data)
+                if inspect.isawaitable(result):
+                    result = await asyncio.wait_for(result, timeout=timeout)
             except TimeoutError:
                 logger.warning("hook handler %r timed out after %ss on %s", entry.name, timeout, event)
                 continue
@@ -166,15 +187,43 @@ class HookRegistry:
         return {name: [entry.name for entry in entries] for name, entries in self._handlers.items()}
 
 
-def _merge_injections(results: list[HookResult]) -> HookResult:
-    if len(results) == 1:
-        return results[0]
-    first = results[0]
-    return HookResult(
-        action="inject_context",
-        context_injection="\n\n".join(result.context_injection or "" for result in results),
-        context_injection_role=first.context_injection_role,
-        ephemeral=first.ephemeral,
-        suppress_output=first.suppress_output,
-        append_to_last_tool_result=any(result.append_to_last_tool_result for result in results),
-    )
+def _coerce_result(value: Any, handler_name: str | None) -> HookResult:
+    """A dict answer is read as a HookResult; anything unreadable denies (fails closed), as in 2.0.2."""
+    if isinstance(value, dict):
+        try:
+            return HookResult.model_validate(value)
+        except ValidationError as error:
+            problem = f"returned an invalid HookResult ({error.errors()[0]['msg']})"
+    else:
+        problem = f"returned {type(value).__name__}, not a HookResult"
+    logger.warning("hook handler %r %s; failing closed (deny)", handler_name, problem)
+    return HookResult(action="deny", reason=f"Hook {handler_name!r} {problem}")
+
+
+def _stamped_injections(result: HookResult, hook_name: str | None, event: str) -> list[ContextInjection]:
+    """The result's injections (its list, else one built from the scalar fields), tagged with their source."""
+    items = result.context_injections
+    if not items and result.context_injection:
+        items = [ContextInjection(content=result.context_injection, role=result.context_injection_role,
+                                  ephemeral=result.ephemeral,
+                                  append_to_last_tool_result=result.append_to_last_tool_result)]
+    stamp = {"hook_name": hook_name or "unknown", "event": event}
+    return [item.model_copy(update=stamp) for item in items]
+
+
+def _merge_injections(injections: list[tuple[HookResult, list[ContextInjection]]]) -> HookResult:
+    """One result carrying every injection in handler order, with the scalar fields projected from them
+    (texts joined by blank lines; role and output suppression of the first; ephemeral/append if any)."""
+    items = [item for _, stamped in injections for item in stamped]
+    projected = {
+        "action": "inject_context",
+        "context_injection": "\n\n".join(item.content for item in items),
+        "context_injection_role": items[0].role,
+        "ephemeral": any(item.ephemeral for item in items),
+        "append_to_last_tool_result": any(item.append_to_last_tool_result for item in items),
+        "context_injections": items,
+    }
+    first = injections[0][0]
+    if len(injections) == 1:
+        return first.model_copy(update=projected)
+    return HookResult(suppress_output=first.suppress_output, **projected)

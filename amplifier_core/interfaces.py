@@ -3,7 +3,7 @@ runtime protocol checks with properties are unreliable across Python versions.""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from .hooks import HookRegistry
 
 
-@runtime_checkable
 class Orchestrator(Protocol):
     async def execute(
         self,
@@ -27,7 +26,6 @@ class Orchestrator(Protocol):
     ) -> str: ...
 
 
-@runtime_checkable
 class Provider(Protocol):
     @property
     def name(self) -> str: ...
@@ -41,7 +39,6 @@ class Provider(Protocol):
     def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]: ...
 
 
-@runtime_checkable
 class Tool(Protocol):
     @property
     def name(self) -> str: ...
@@ -49,10 +46,14 @@ class Tool(Protocol):
     @property
     def description(self) -> str: ...
 
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """JSON Schema of the tool's input; ``{}`` for tools that predate the convention."""
+        return {}
+
     async def execute(self, input: dict[str, Any]) -> ToolResult: ...
 
 
-@runtime_checkable
 class ContextManager(Protocol):
     async def add_message(self, message: dict[str, Any]) -> None: ...
 
@@ -67,7 +68,6 @@ class ContextManager(Protocol):
     async def clear(self) -> None: ...
 
 
-@runtime_checkable
 class HookHandler(Protocol):
     async def __call__(self, event: str, data: dict[str, Any]) -> HookResult: ...
 
@@ -93,6 +93,5 @@ class ApprovalResponse(BaseModel):
     remember: bool = False
 
 
-@runtime_checkable
 class ApprovalProvider(Protocol):
     async def request_approval(self, request: ApprovalRequest) -> ApprovalResponse: ...

@@ -7,9 +7,10 @@ from typing import Any
 
 
 class LLMError(Exception):
-    """Base of every provider error; ``retryable`` drives :func:`retry_with_backoff`."""
+    """Base of every provider error; ``retryable`` drives :func:`retry_with_backoff`.
 
-    default_retryable = False
+    Each class states its own ``retryable`` default in its signature, as upstream 2.0.2 does.
+    """
 
     def __init__(
         self,
@@ -18,7 +19,7 @@ class LLMError(Exception):
         provider: str | None = None,
         model: str | None = None,
         status_code: int | None = None,
-        retryable: bool | None = None,
+        retryable: bool = False,
         retry_after: float | None = None,
         delay_multiplier: float = 1.0,
     ) -> None:
@@ -27,7 +28,7 @@ class LLMError(Exception):
         self.provider = provider
         self.model = model
         self.status_code = status_code
-        self.retryable = self.default_retryable if retryable is None else retryable
+        self.retryable = retryable
         self.retry_after = retry_after
         self.delay_multiplier = delay_multiplier
 
@@ -49,14 +50,43 @@ class LLMError(Exception):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+def _retryable_by_default_init(
+    self: LLMError,
+    message: str,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    status_code: int | None = None,
+    retryable: bool = True,
+    retry_after: float | None = None,
+    delay_multiplier: float = 1.0,
+) -> None:
+    """``__init__`` of the transient failures (the same request may well succeed later): retryable by default."""
+    LLMError.__init__(self, message, provider=provider, model=model, status_code=status_code, retryable=retryable,
+                      retry_after=retry_after, delay_multiplier=delay_multiplier)
+
+
 class RateLimitError(LLMError):
-    default_retryable = True
+    __init__ = _retryable_by_default_init
 
 
 class QuotaExceededError(RateLimitError):
-    """Billing quota exhausted: waiting will not help, so not retryable."""
+    """Billing quota exhausted: waiting will not help, so not retryable (``except RateLimitError`` still
+    catches it)."""
 
-    default_retryable = False
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+        status_code: int | None = None,
+        retryable: bool = False,
+        delay_multiplier: float = 1.0,
+    ) -> None:
+        super().__init__(message, provider=provider, model=model, status_code=status_code, retryable=retryable,
+                         retry_after=retry_after, delay_multiplier=delay_multiplier)
 
 
 class AuthenticationError(LLMError):
@@ -80,7 +110,7 @@ class InvalidRequestError(LLMError):
 
 
 class ProviderUnavailableError(LLMError):
-    default_retryable = True
+    __init__ = _retryable_by_default_init
 
 
 class NetworkError(ProviderUnavailableError):
@@ -88,7 +118,7 @@ class NetworkError(ProviderUnavailableError):
 
 
 class LLMTimeoutError(LLMError):
-    default_retryable = True
+    __init__ = _retryable_by_default_init
 
 
 class NotFoundError(LLMError):
@@ -98,7 +128,7 @@ class NotFoundError(LLMError):
 class StreamError(LLMError):
     """The response stream broke after it began (cut connection, malformed frame, missing stop)."""
 
-    default_retryable = True
+    __init__ = _retryable_by_default_init
 
 
 class AbortError(LLMError):
@@ -110,8 +140,23 @@ class ConfigurationError(LLMError):
 
 
 class InvalidToolCallError(LLMError):
-    def __init__(self, message: str, *, tool_name: str | None = None, raw_arguments: Any = None, **kwargs: Any):
-        super().__init__(message, **kwargs)
+    """The model produced a malformed tool call; retrying the same prompt likely repeats it."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool_name: str | None = None,
+        raw_arguments: Any = None,
+        provider: str | None = None,
+        model: str | None = None,
+        status_code: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        delay_multiplier: float = 1.0,
+    ) -> None:
+        super().__init__(message, provider=provider, model=model, status_code=status_code, retryable=retryable,
+                         retry_after=retry_after, delay_multiplier=delay_multiplier)
         self.tool_name = tool_name
         self.raw_arguments = raw_arguments
 

@@ -9,6 +9,7 @@ package of the same id, so workspace and env overrides of bundled modules work.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 import inspect
 import logging
@@ -16,7 +17,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -42,8 +43,36 @@ TYPE_TO_MOUNT_POINT = {
 MountFunction = Callable[..., Awaitable[Any]]
 
 
+MODULE_FAILURE_REASONS = frozenset({
+    "invalid_package_layout", "missing_source", "invalid_entry_point",
+    "invalid_module_metadata", "validation_failed", "unknown",
+})
+"""The bounded set of ``reason_code`` values a module load failure is reported with."""
+
+
 class ModuleValidationError(Exception):
     """A module was found but does not have the shape of an amplifier module."""
+
+    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
+
+
+class ModuleDiscoveryError(ValueError):
+    """No module could be found for an id (a ValueError, as callers of the loader have always caught)."""
+
+    def __init__(self, message: str, *, reason_code: str = "missing_source") -> None:
+        super().__init__(message)
+        self.reason_code = reason_code
+
+
+def module_failure_reason(error: BaseException) -> str:
+    """The failure's category from :data:`MODULE_FAILURE_REASONS`, without parsing its text."""
+    if isinstance(error, SourceNotFoundError):
+        return "missing_source"
+    code = getattr(error, "reason_code", None) if isinstance(error, (ModuleValidationError,
+                                                                      ModuleDiscoveryError)) else None
+    return code if isinstance(code, str) and code in MODULE_FAILURE_REASONS else "unknown"
 
 
 def package_name(module_id: str) -> str:
@@ -84,12 +113,14 @@ def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
     """Cheap structural check done at load time (the full protocol check is validation's job)."""
     if mount is None or not callable(mount):
         raise ModuleValidationError(
-            f"Module '{module_id}' ({where}) has no mount function: define `async def mount(coordinator, config)`"
+            f"Module '{module_id}' ({where}) has no mount function: define `async def mount(coordinator, config)`",
+            reason_code="invalid_entry_point",
         )
     target = mount.func if hasattr(mount, "func") else mount
     if not inspect.iscoroutinefunction(target):
         raise ModuleValidationError(
-            f"Module '{module_id}' ({where}): mount() must be async: `async def mount(coordinator, config)`"
+            f"Module '{module_id}' ({where}): mount() must be async: `async def mount(coordinator, config)`",
+            reason_code="invalid_entry_point",
         )
     try:
         parameters = list(inspect.signature(target).parameters.values())
@@ -99,7 +130,8 @@ def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
     if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
         raise ModuleValidationError(
             f"Module '{module_id}' ({where}): mount() takes {len(positional)} parameter(s); it must take "
-            "(coordinator, config)"
+            "(coordinator, config)",
+            reason_code="invalid_entry_point",
         )
 
 
@@ -126,15 +158,35 @@ def clear_entry_point_cache() -> None:
 
 def installed_entry_point(module_id: str) -> EntryPoint | None:
     """The first ``amplifier.modules`` entry point named ``module_id``, if any distribution declares one."""
-    key = (entry_points, tuple(sys.path))
+    scan = importlib.metadata.entry_points  # looked up per call, so a patched importlib.metadata is honoured
+    key = (scan, tuple(sys.path))
     table = _entry_point_cache.get(key)
     if table is None:
         table = {}
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
+        for entry in scan(group=ENTRY_POINT_GROUP):
             table.setdefault(entry.name, entry)
         _entry_point_cache.clear()
         _entry_point_cache[key] = table
     return table.get(module_id)
+
+
+def _entry_module(entry: Any) -> str | None:
+    """The import name an entry point loads from (``pkg`` of ``pkg:mount``), when it says."""
+    value = getattr(entry, "value", None)
+    return value.split(":")[0] if isinstance(value, str) and value else None
+
+
+def _with_ready_hook(module_id: str, module: ModuleType | None, mount: Any) -> Any:
+    """``mount``, carrying the module's async ``on_session_ready`` as ``__on_session_ready__`` (2.0.2's
+    convention); a sync one is refused with a warning."""
+    on_ready = getattr(module, "on_session_ready", None) if module is not None else None
+    if on_ready is not None and mount is not None:
+        if inspect.iscoroutinefunction(on_ready):
+            mount.__on_session_ready__ = (module_id, on_ready)
+        else:
+            logger.warning("module %s defines on_session_ready() as sync; it must be async and is ignored",
+                           module_id)
+    return mount
 
 
 # Packages imported from a resolver's path, by import name. A later direct (entry point / import name) load
@@ -212,13 +264,13 @@ class ModuleLoader:
         self._loaded: dict[tuple[str, str | None], tuple[MountFunction, Any]] = {}
         self._module_info: dict[str, ModuleInfo] = {}
         self._added_paths: list[str] = []
-        self._on_session_ready: list[tuple[str, Callable[..., Awaitable[Any]]]] = []
+        self._on_session_ready_queue: list[tuple[str, Callable[..., Awaitable[Any]]]] = []
 
     # -- discovery ---------------------------------------------------------------------------------
     async def discover(self) -> list[ModuleInfo]:
         found: dict[str, ModuleInfo] = {}
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
-            found.setdefault(entry.name, self._describe(entry.name, entry.value.split(":")[0]))
+        for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+            found.setdefault(entry.name, self._describe(entry.name, _entry_module(entry) or package_name(entry.name)))
         paths = self.search_paths
         if paths is None:
             env = os.environ.get("AMPLIFIER_MODULES", "")
@@ -274,6 +326,8 @@ class ModuleLoader:
 
         mount_with_config.module_id = module_id  # type: ignore[attr-defined]
         mount_with_config.on_session_ready = on_ready  # type: ignore[attr-defined]
+        if on_ready is not None:  # 2.0.2's spelling, read by upstream session code and tests
+            mount_with_config.__on_session_ready__ = (module_id, on_ready)  # type: ignore[attr-defined]
         return mount_with_config
 
     async def _find_mount(
@@ -303,12 +357,14 @@ class ModuleLoader:
         if key in self._loaded:
             return self._loaded[key]
         if not path.exists():
-            raise ModuleValidationError(f"Module '{module_id}' resolved to {path}, which does not exist")
+            raise ModuleValidationError(f"Module '{module_id}' resolved to {path}, which does not exist",
+                                        reason_code="missing_source")
         package_dir = find_package_dir(module_id, path)
         if package_dir is None:
             raise ModuleValidationError(
                 f"Module '{module_id}' has no valid Python package at {path} "
-                f"(expected {package_name(module_id)}/__init__.py)"
+                f"(expected {package_name(module_id)}/__init__.py)",
+                reason_code="invalid_package_layout",
             )
         import_root = str(package_dir.parent)
         if import_root not in sys.path:
@@ -329,16 +385,19 @@ class ModuleLoader:
             return self._loaded[key]
         entry = installed_entry_point(module_id)
         if entry is not None:
-            _forget_path_import(entry.value.split(":")[0])
+            entry_module = _entry_module(entry)
+            where = f"entry point {getattr(entry, 'value', entry.name)}"
+            if entry_module:
+                _forget_path_import(entry_module)
             try:
                 with _override_roots_hidden(self._added_paths):
                     mount = entry.load()
             except ImportError as error:
-                raise ValueError(_missing_dependency_message(module_id, f"entry point {entry.value}", error)) from error
+                raise ValueError(_missing_dependency_message(module_id, where, error)) from error
             except AttributeError:
                 mount = None  # the entry point names an attribute the package lacks; reported just below
-            check_mount_shape(module_id, mount, f"entry point {entry.value}")
-            module = sys.modules.get(entry.value.split(":")[0])
+            check_mount_shape(module_id, mount, where)
+            module = sys.modules.get(entry_module or getattr(mount, "__module__", "") or "")
             return self._remember(key, module, mount)
         _forget_path_import(package_name(module_id))
         try:
@@ -346,7 +405,7 @@ class ModuleLoader:
                 module = importlib.import_module(package_name(module_id))
         except ImportError as error:
             if getattr(error, "name", None) == package_name(module_id):
-                raise ValueError(f"Module '{module_id}' not found via entry points or filesystem") from error
+                raise ModuleDiscoveryError(f"Module '{module_id}' not found via entry points or filesystem") from error
             raise ValueError(_missing_dependency_message(module_id, package_name(module_id), error)) from error
         mount = getattr(module, "mount", None)
         check_mount_shape(module_id, mount, package_name(module_id))
@@ -364,14 +423,70 @@ class ModuleLoader:
         return await module(coordinator)
 
     # -- on_session_ready queue ----------------------------------------------------------------------
-    def enqueue_on_session_ready(self, module_id: str, callback: Callable[..., Awaitable[Any]]) -> None:
-        self._on_session_ready.append((module_id, callback))
+    def enqueue_on_session_ready(self, module_id: str, fn: Callable[..., Awaitable[Any]]) -> None:
+        self._on_session_ready_queue.append((module_id, fn))
 
     def get_on_session_ready_queue(self) -> list[tuple[str, Callable[..., Awaitable[Any]]]]:
-        return list(self._on_session_ready)
+        return list(self._on_session_ready_queue)
 
     def clear_on_session_ready_queue(self) -> None:
-        self._on_session_ready.clear()
+        self._on_session_ready_queue.clear()
+
+    # -- 2.0.2's private helpers, kept because module tooling and upstream tests call them -------------
+    def _load_entry_point(self, module_id: str) -> Callable[..., Any] | None:
+        """The raw mount function of the ``amplifier.modules`` entry point named ``module_id``, or None."""
+        entry = installed_entry_point(module_id)
+        if entry is None:
+            return None
+        try:
+            mount = entry.load()
+        except Exception:
+            logger.exception("could not load %r via its entry point", module_id)
+            return None
+        module = sys.modules.get(getattr(mount, "__module__", None) or "")
+        return _with_ready_hook(module_id, module, mount)
+
+    def _load_filesystem(self, module_id: str, module_name: str | None = None) -> Callable[..., Any] | None:
+        """The raw mount function of importable package ``amplifier_module_<id>``, or None."""
+        try:
+            module = importlib.import_module(module_name or package_name(module_id))
+        except Exception as error:
+            logger.debug("could not import %r: %s", module_id, error)
+            return None
+        mount = getattr(module, "mount", None)
+        return _with_ready_hook(module_id, module, mount) if mount is not None else None
+
+    def _find_package_dir(self, module_id: str, module_path: Path) -> Path | None:
+        """The package directory for ``module_id`` in ``module_path``; None (never an error) if there is none."""
+        return find_package_dir(module_id, module_path)
+
+    async def _validate_module(self, module_id: str, module_path: Path,
+                               config: dict[str, Any] | None = None) -> Path:
+        """Check that ``module_path`` holds an importable module with a valid type declaration and an async
+        ``mount(coordinator, config)``; raise ModuleValidationError with a reason code otherwise.
+
+        The protocol checks of the validation framework are ``amplifier module validate``'s job; this is the
+        structural part the loader itself can vouch for.
+        """
+        package_dir = find_package_dir(module_id, module_path)
+        if package_dir is None:
+            raise ModuleValidationError(
+                f"Module '{module_id}' has no valid Python package at {module_path}",
+                reason_code="invalid_package_layout" if module_path.exists() else "missing_source",
+            )
+        try:
+            module = import_package_from_path(package_dir.name, package_dir)
+        except ImportError as error:
+            raise ModuleValidationError(_missing_dependency_message(module_id, str(module_path), error),
+                                        reason_code="invalid_package_layout") from error
+        declared = getattr(module, "__amplifier_module_type__", None)
+        if declared is not None and (not isinstance(declared, str) or declared not in TYPE_TO_MOUNT_POINT):
+            raise ModuleValidationError(
+                f"Module '{module_id}' has unknown type {declared!r}. Valid types: {sorted(TYPE_TO_MOUNT_POINT)}",
+                reason_code="invalid_module_metadata",
+            )
+        check_mount_shape(module_id, getattr(module, "mount", None), str(module_path))
+        return module_path
 
     def cleanup(self) -> None:
         """Undo this loader's sys.path insertions (newest first)."""

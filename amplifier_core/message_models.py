@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 Visibility = Literal["internal", "developer", "user"]
 
@@ -128,9 +128,14 @@ class ToolCall(BaseModel):
 
 
 def _reject_float(value: Any) -> Any:
+    """Money is never a float: ``Decimal('0.047')``, an int or a string are accepted."""
     if isinstance(value, float):
-        raise ValueError("cost_usd must be a Decimal, int or str, not a float (floats lose cents)")
+        raise ValueError("cost_usd must be Decimal, not float. Use Decimal('0.047'): floats lose monetary precision.")
     return value
+
+
+def _cost_as_text(value: Decimal | None) -> str | None:
+    return str(value) if value is not None else None
 
 
 class Usage(BaseModel):
@@ -145,7 +150,15 @@ class Usage(BaseModel):
     cache_write_tokens: int | None = None
     cost_usd: Decimal | None = None
 
-    _check_cost = field_validator("cost_usd", mode="before")(classmethod(lambda cls, v: _reject_float(v)))
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def reject_float_cost(cls, v: Any) -> Any:
+        return _reject_float(v)
+
+    @field_serializer("cost_usd", when_used="always")
+    def serialize_cost_usd(self, v: Decimal | None) -> str | None:
+        """A string on every dump path (plain and JSON): exact, and safe to put in an event."""
+        return _cost_as_text(v)
 
 
 class Degradation(BaseModel):

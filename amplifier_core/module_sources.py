@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 
 class ModuleNotFoundError(Exception):  # upstream name, shadows the builtin on purpose
@@ -22,6 +22,22 @@ class ModuleSource(ABC):
         """Return a directory the module can be imported from; raise ModuleNotFoundError on failure."""
 
 
-@runtime_checkable
 class ModuleSourceResolver(Protocol):
     def resolve(self, module_id: str, source_hint: Any = None, profile_hint: Any = None) -> ModuleSource: ...
+
+
+class FileSystemModuleSource:
+    """Module search paths plus @mention mappings, behind public getters so callers need not reach into
+    private attributes of whatever source object an app hands them."""
+
+    def __init__(self, paths: list[str] | None = None) -> None:
+        self._paths: list[str] = list(paths) if paths else []
+        self._bundle_mappings: dict[str, str] = {}
+
+    def get_module_paths(self) -> list[str]:
+        """The configured search paths (a copy)."""
+        return list(self._paths)
+
+    def get_mention_mappings(self) -> dict[str, str]:
+        """Mention -> path mappings (a copy); empty when the source has none."""
+        return dict(self._bundle_mappings)

@@ -111,6 +111,29 @@ def _detect_context(config: pytest.Config) -> ModuleContext:
     return ModuleContext(None, None)
 
 
+class AmplifierModulePlugin:
+    """Where the module under test is, as detected once per pytest run (2.0.2's plugin class).
+
+    The detection itself is :func:`_detect_context`; this object keeps its answer under 2.0.2's attribute
+    names for code that inspects the plugin.
+    """
+
+    def __init__(self) -> None:
+        self.module_path: Path | None = None
+        self.module_type: str | None = None
+        self._detected = False
+
+    def detect(self, config: Any) -> None:
+        if self._detected:
+            return
+        self._detected = True
+        context = _detect_context(config)
+        self.module_path, self.module_type = context.package_dir, context.module_type
+
+
+_plugin = AmplifierModulePlugin()
+
+
 # -- hooks ------------------------------------------------------------------------------------------------
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("amplifier", "amplifier module testing")
@@ -122,7 +145,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "module_validation: a test that validates an amplifier module")
-    config.stash[_CONTEXT_KEY] = _detect_context(config)
+    config.stash[_CONTEXT_KEY] = context = _detect_context(config)
+    _plugin.module_path, _plugin.module_type, _plugin._detected = context.package_dir, context.module_type, True
     config.stash[_CONFIG_KEY] = _parse_module_config(config.getoption("module_config", default=None))
 
 
@@ -146,7 +170,7 @@ def _kernel_suite_type(path: Path) -> str | None:
     return None
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     context = config.stash.get(_CONTEXT_KEY, ModuleContext(None, None))
     for item in items:
         suite_type = _kernel_suite_type(Path(str(item.path)))
@@ -171,15 +195,18 @@ def module_path(request: pytest.FixtureRequest) -> Path | None:
 
 
 @pytest.fixture
-def module_type(module_path: Path | None) -> str | None:
+def module_type(request: pytest.FixtureRequest) -> str | None:
+    """The type (provider, tool, hook, orchestrator, context) of the module under test, or None."""
+    module_path = request.getfixturevalue("module_path")
     if module_path is None:
         return None
     return module_type_from_name(module_path.name) or module_type_from_name(module_path.parent.name)
 
 
 @pytest.fixture
-def is_module_context(request: pytest.FixtureRequest) -> bool:
-    return request.config.stash.get(_CONTEXT_KEY, ModuleContext(None, None)).package_dir is not None
+def is_module_context() -> bool:
+    """Whether this pytest run found a module under test."""
+    return _plugin.module_path is not None
 
 
 @pytest.fixture
@@ -196,7 +223,7 @@ def coordinator() -> Any:
 
 
 @pytest.fixture
-def mock_deps() -> tuple[Any, dict[str, Any], dict[str, Any], Any]:
+def mock_deps(coordinator: Any) -> tuple[Any, dict[str, Any], dict[str, Any], Any]:
     """(context, providers, tools, hooks) for driving an orchestrator by hand."""
     from amplifier_core.testing import EventRecorder, MockContextManager, MockProvider, MockTool
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import uuid
 from dataclasses import dataclass
@@ -9,8 +10,16 @@ from typing import Any
 
 from . import events
 from .coordinator import ModuleCoordinator
-from .loader import ModuleLoader
+from .loader import ModuleLoader, module_failure_reason
 from .models import SessionStatus
+from .provider_instances import (
+    BEFORE_LOAD_CAPABILITY,
+    LOAD_FAILURE_CAPABILITY,
+    check_instance_ids,
+    installed_something_new,
+    move_to_instance_name,
+    restore_providers,
+)
 from .utils import redact_secrets
 
 logger = logging.getLogger(__name__)
@@ -66,19 +75,50 @@ class AmplifierSession:
             raise ValueError("Configuration must specify session.orchestrator")
         if not session_section.get("context"):
             raise ValueError("Configuration must specify session.context")
-        self.session_id = session_id or str(uuid.uuid4())
-        self.parent_id = parent_id
-        self.config = config
-        self.is_resumed = is_resumed
+        self._session_id = session_id or str(uuid.uuid4())
+        self._parent_id = parent_id
+        self._config = config
+        self._is_resumed = is_resumed
         self.status = SessionStatus(session_id=self.session_id)
         self.failed_modules: list[ModuleFailure] = []
         self._initialized = False
         self._started = False
-        self.coordinator = ModuleCoordinator(
+        self._coordinator = ModuleCoordinator(
             session=self, approval_system=approval_system, display_system=display_system
         )
-        self.coordinator.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
-        self.loader = loader or ModuleLoader(coordinator=self.coordinator)
+        self._coordinator.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
+        self.loader = loader or ModuleLoader(coordinator=self._coordinator)
+
+    # -- identity (read-only, as 2.0.2's session exposes them) -----------------------------------------
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def parent_id(self) -> str | None:
+        return self._parent_id
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self._config
+
+    @property
+    def is_resumed(self) -> bool:
+        return self._is_resumed
+
+    @property
+    def initialized(self) -> bool:
+        """True once ``initialize()`` has mounted the modules."""
+        return self._initialized
+
+    @property
+    def coordinator(self) -> ModuleCoordinator:
+        return self._coordinator
+
+    @coordinator.setter
+    def coordinator(self, value: ModuleCoordinator) -> None:
+        # test doubles (MockCoordinator) adopt a session and make themselves its coordinator
+        self._coordinator = value
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def initialize(self) -> None:
@@ -98,17 +138,32 @@ class AmplifierSession:
                 await self._mount_one(module_id, module_config, source, ready_queue)
             except Exception as error:
                 raise RuntimeError(f"Cannot initialize without {label}: {safe_exception_str(error)}") from error
+        check_instance_ids(self.config.get("providers") or [])
         for section in ("providers", "tools", "hooks"):
             for entry in self.config.get(section) or []:
                 if not isinstance(entry, dict) or not entry.get("module"):
                     continue
                 module_id = entry["module"]
+                providers_before = dict(self.coordinator.get("providers") or {})
+                entry_queue: list[tuple[str, Any]] = []
                 try:
-                    await self._mount_one(module_id, entry.get("config") or {}, entry.get("source"), ready_queue)
+                    if section == "providers":
+                        await self._mount_provider(entry, entry_queue, providers_before)
+                    else:
+                        await self._mount_one(module_id, entry.get("config") or {}, entry.get("source"), entry_queue)
                 except Exception as error:
                     message = safe_exception_str(error)
                     logger.warning("failed to load %s module '%s': %s", section[:-1], module_id, message)
                     self.failed_modules.append(ModuleFailure(module_id, section, message))
+                    if section == "providers":
+                        await restore_providers(self.coordinator, providers_before)
+                    await self._report_load_failure(section[:-1], module_id, error, entry.get("instance_id"))
+                    policy = self.coordinator.get_capability(LOAD_FAILURE_CAPABILITY) if section == "providers" \
+                        else None
+                    if policy is not None:  # app policy may replace the provider, or abort by raising
+                        await policy(self.coordinator, copy.deepcopy(entry), error)
+                else:
+                    ready_queue.extend(entry_queue)
         self._initialized = True
         for module_id, callback in ready_queue:
             try:
@@ -123,6 +178,35 @@ class AmplifierSession:
             data: dict[str, Any] = {"parent": self.parent_id, "session_id": self.session_id}
             self._add_metadata(data)
             await self.coordinator.hooks.emit(events.SESSION_FORK, data)
+
+    async def _report_load_failure(
+        self, module_type: str, module_id: str, error: BaseException, instance_id: Any = None
+    ) -> None:
+        """Emit ``module:load_failed`` so hooks can see a skipped module; a failing subscriber changes nothing."""
+        data: dict[str, Any] = {"module_type": module_type, "module_id": module_id,
+                                "error": safe_exception_str(error), "reason_code": module_failure_reason(error)}
+        if instance_id:
+            data["instance_id"] = instance_id
+        try:
+            await self.coordinator.hooks.emit(events.MODULE_LOAD_FAILED, data)
+        except Exception as emit_error:
+            logger.debug("module:load_failed handlers failed: %s", emit_error)
+
+    async def _mount_provider(self, entry: dict[str, Any], ready_queue: list[tuple[str, Any]],
+                              before: dict[str, Any]) -> None:
+        """Mount one provider entry and move it to its ``instance_id``, if it has one.
+
+        A provider that returns without mounting (it declines, e.g. for lack of a key) is not an error here:
+        the app reports "no usable provider" with the keys to set, as it always has.
+        """
+        before_load = self.coordinator.get_capability(BEFORE_LOAD_CAPABILITY)
+        if before_load is not None:
+            await before_load(self.coordinator, copy.deepcopy(entry))
+        await self._mount_one(entry["module"], entry.get("config") or {}, entry.get("source"), ready_queue)
+        if not installed_something_new(before, self.coordinator.get("providers") or {}):
+            return
+        if entry.get("instance_id"):
+            await move_to_instance_name(self.coordinator, entry["module"], entry["instance_id"], before)
 
     async def _mount_one(
         self, module_id: str | None, module_config: dict[str, Any], source: Any, ready_queue: list[tuple[str, Any]]
@@ -190,8 +274,11 @@ class AmplifierSession:
         return result
 
     async def cleanup(self) -> None:
+        """Emit ``session:end`` (once per initialized lifetime), then run the cleanups; ``initialized`` is
+        False afterwards."""
         try:
             if self._initialized:
+                self._initialized = False
                 try:
                     await self.coordinator.hooks.emit(
                         events.SESSION_END, {"session_id": self.session_id, "status": self.status.status}

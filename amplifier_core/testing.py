@@ -95,8 +95,8 @@ class MockCoordinator(ModuleCoordinator):
             session = AmplifierSession(plan, session_id="test-session",
                                        approval_system=approval_system, display_system=display_system)
         super().__init__(session=session, approval_system=approval_system, display_system=display_system)
-        self.hooks = RecordingHookRegistry()
-        self.mount_points["hooks"] = self.hooks
+        self._hooks = RecordingHookRegistry()
+        self.mount_points["hooks"] = self._hooks
         self.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
         # make the session and its loader refer to this coordinator, so the object graph is coherent
         if getattr(session, "coordinator", None) is not None:
@@ -158,12 +158,16 @@ class MockContextManager:
     def __init__(self, messages: list[dict[str, Any]] | None = None) -> None:
         from unittest.mock import AsyncMock
 
-        self.messages: list[dict[str, Any]] = list(messages) if messages else []
+        # the caller's list itself, as in 2.0.2: a test can hand one in and watch it fill
+        self.messages: list[dict[str, Any]] = messages or []
         self.add_message = AsyncMock(side_effect=self._add_message)
         self.get_messages = AsyncMock(side_effect=self._get_messages)
         self.get_messages_for_request = AsyncMock(side_effect=self._get_messages_for_request)
         self.set_messages = AsyncMock(side_effect=self._set_messages)
         self.clear = AsyncMock(side_effect=self._clear)
+        # compaction internals, as AsyncMocks (2.0.2): never due, and assertable if an orchestrator calls them
+        self._should_compact = AsyncMock(return_value=False)
+        self._compact_internal = AsyncMock(return_value=None)
 
     async def _add_message(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -180,12 +184,6 @@ class MockContextManager:
 
     async def _clear(self) -> None:
         self.messages.clear()
-
-    async def _should_compact(self) -> bool:
-        return False
-
-    async def _compact_internal(self) -> None:
-        return None
 
 
 class EventRecorder:

@@ -104,6 +104,9 @@ def _print_report(report: object) -> None:
     colour = "green" if report.passed else "red"  # type: ignore[attr-defined]
     console.print(f"Validation: {report.module_type}  {report.module_path}")  # type: ignore[attr-defined]
     console.print(f"[{colour}]{report.summary}[/{colour}]")  # type: ignore[attr-defined]
+    if report.stand_ins:  # type: ignore[attr-defined]
+        console.print(f"Validated offline with stand-ins for: {', '.join(report.stand_ins)} "  # type: ignore[attr-defined]
+                      "(placeholders; no request leaves this machine; pass --config to use your own)", markup=False)
     table = Table("Check", "Status", "Message")
     for check in report.checks:  # type: ignore[attr-defined]
         if check["passed"]:

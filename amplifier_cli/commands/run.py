@@ -10,6 +10,7 @@ import typer
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 APPROVAL_MODES = ("ask", "allow", "deny")
+SANDBOX_MODES = ("workspace-write", "read-only", "off")
 DEFAULT_OUTPUT_FORMAT = OUTPUT_FORMATS[0]
 DEFAULT_APPROVAL = APPROVAL_MODES[0]
 
@@ -17,6 +18,8 @@ DEFAULT_APPROVAL = APPROVAL_MODES[0]
 ModelOption = Annotated[str | None, typer.Option("--model", "-m", help="Model for the provider.")]
 OutputFormatOption = Annotated[str, typer.Option("--output-format", "-o", help="text, json or stream-json.")]
 ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or deny tool approvals.")]
+SandboxOption = Annotated[str | None, typer.Option(
+    "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
 RebuildProfileOption = Annotated[
     str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
 ]
@@ -70,12 +73,15 @@ def start(
     approval: str = DEFAULT_APPROVAL,
     max_turns: int | None = None,
     continue_latest: bool = False,
+    sandbox: str | None = None,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it."""
     from ..errors import UsageError
 
     _check_choice(output_format, OUTPUT_FORMATS, "--output-format")
     _check_choice(approval, APPROVAL_MODES, "--approval")
+    if sandbox is not None:
+        _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
     if resume and session_id:
@@ -91,7 +97,8 @@ def start(
 
     from ..sessions.request import SessionRequest
 
-    request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume)
+    request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
+                             sandbox=sandbox)
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl
@@ -155,6 +162,7 @@ def register(root: typer.Typer) -> None:
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
+        sandbox: SandboxOption = None,
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -168,6 +176,7 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 max_turns=max_turns,
+                sandbox=sandbox,
             )
         )
 
@@ -179,6 +188,7 @@ def register(root: typer.Typer) -> None:
         model: ModelOption = None,
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
+        sandbox: SandboxOption = None,
     ) -> None:
         """Resume the most recent session of this project."""
         raise typer.Exit(
@@ -190,6 +200,7 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 continue_latest=True,
+                sandbox=sandbox,
             )
         )
 

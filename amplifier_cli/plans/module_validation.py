@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ class ValidationReport:
     checks: list[dict[str, Any]]
     summary: str
     behavioral: dict[str, Any] | None = None
+    stand_ins: list[str] = field(default_factory=list)  # config keys validation supplied (placeholders)
 
     def as_json(self) -> dict[str, Any]:
         data = {
@@ -63,6 +64,8 @@ class ValidationReport:
             "summary": self.summary,
             "checks": self.checks,
         }
+        if self.stand_ins:
+            data["stand_ins"] = self.stand_ins
         if self.behavioral is not None:
             data["behavioral"] = self.behavioral
         return data
@@ -90,7 +93,12 @@ def validate_module(
     behavioral: bool = False,
     config: dict[str, Any] | None = None,
 ) -> ValidationReport:
+    """Validate the module at ``path`` offline: bundled modules that need a key or a file get stand-ins
+    (see validation_stand_ins) for whatever ``config`` does not set."""
     import asyncio
+    import tempfile
+
+    from .validation_stand_ins import module_id_of, with_stand_ins
 
     path = path.resolve()
     if not path.exists():
@@ -102,15 +110,18 @@ def validate_module(
     except ImportError as exc:
         raise RuntimeFailure(f"the kernel's validators are not available: {exc}") from exc
     validator = getattr(validation, VALIDATOR_NAMES[kind])()
-    result = asyncio.run(validator.validate(package_dir, config=config or {}))
-    checks = [
-        {"name": c.name, "passed": bool(c.passed), "message": str(c.message), "severity": c.severity}
-        for c in result.checks
-    ]
-    report = ValidationReport(kind, package_dir, bool(result.passed), checks, result.summary())
-    if behavioral and report.passed:
-        report.behavioral = run_behavioral(kind, package_dir, config or {})
-        report.passed = report.passed and report.behavioral["passed"]
+    with tempfile.TemporaryDirectory(prefix="amplifier-validate-") as scratch:
+        mount_config, stand_ins = with_stand_ins(module_id_of(package_dir), dict(config or {}), Path(scratch))
+        result = asyncio.run(validator.validate(package_dir, config=mount_config))
+        checks = [
+            {"name": c.name, "passed": bool(c.passed), "message": str(c.message), "severity": c.severity}
+            for c in result.checks
+        ]
+        report = ValidationReport(kind, package_dir, bool(result.passed), checks, result.summary(),
+                                  stand_ins=stand_ins)
+        if behavioral and report.passed:
+            report.behavioral = run_behavioral(kind, package_dir, mount_config)
+            report.passed = report.passed and report.behavioral["passed"]
     return report
 
 

@@ -15,6 +15,7 @@ from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
 from ..errors import ConfigError, Problem
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
+from .sandbox_mode import apply_profile_sandbox
 
 
 @dataclass
@@ -65,6 +66,8 @@ def build_plan(
         added = settings.added_modules(section)
         if added:
             plan[section] = merge_module_lists(plan.get(section) or [], added)
+
+    apply_profile_sandbox(plan, profile.sandbox)
 
     if provider is not None:
         plan["providers"] = [select_provider(plan.get("providers") or [], provider, profile.name)]

@@ -29,6 +29,7 @@ from ..plans.module_preflight import check_plan_modules, no_provider_message
 from ..plans.plan import BuiltPlan, build_plan
 from .live import LiveSession  # re-exported for callers
 from .request import SessionRequest  # re-exported for callers
+from .secrets import SECRETS_CAPABILITY, session_secrets
 from .spawner import SubAgentSpawner
 from .store import SessionRecord, SessionStore, repair_transcript
 from .store.locations import project_key, session_store_for  # re-exported for callers
@@ -128,6 +129,10 @@ def _plan(request: SessionRequest, located: _Located) -> BuiltPlan:
     """The mount plan: profile + settings + flags, then the caller's overlay (a sub-agent's partial plan)."""
     built = build_plan(located.settings, request.profile, provider=request.provider, model=request.model,
                        paths=located.paths)
+    if request.sandbox is not None:
+        from ..plans.sandbox_mode import apply_sandbox_mode
+
+        apply_sandbox_mode(built.plan, request.sandbox)
     if request.plan_overlay is not None:
         request.plan_overlay(built)
     return built
@@ -153,7 +158,8 @@ def _create_record(request: SessionRequest, located: _Located, built: BuiltPlan)
             provider=request.provider,
             model_selected=request.model,
         )
-        (record.directory / PLAN_FILE).write_text(json.dumps(built.plan, indent=2, default=str), encoding="utf-8")
+        record.secrets = session_secrets(built.plan)
+        record.write_private_file(PLAN_FILE, json.dumps(built.plan, indent=2, default=str))
     except OSError as error:  # nothing has run yet: the place to keep the session is unusable
         raise ConfigError.single(
             f"cannot save the session: {error.strerror or error}",
@@ -175,12 +181,16 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     await coordinator.mount("module-source-resolver", resolver)
     session.loader.prepare_config = expand_for_mount
     coordinator.register_capability("session.working_dir", str(located.paths.cwd))
-    # where tool-mcp looks for mcp.json: the user's config dir and the project (.amplifier/mcp.json, .mcp.json)
-    coordinator.register_capability("app.config_dir", str(located.paths.config_dir))
-    coordinator.register_capability("session.project_root", str(located.paths.project_root or located.paths.cwd))
+    # the project root (where .amplifier/ is; the cwd when there is none) and the user config dir: hook-shell
+    # runs hooks in the project and reads <config dir>/hooks/hooks.json; tool-mcp reads the mcp.json files there
+    coordinator.register_capability("session.project_dir", str(located.paths.project_root or located.paths.cwd))
+    coordinator.register_capability("app.user_config_dir", str(located.paths.config_dir))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
+    if record.secrets is None:  # a resumed record: the plan was rebuilt, so are its secrets
+        record.secrets = session_secrets(built.plan)
+    coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))
     # session.spawn / session.resume / session.depth / agents.catalog
     spawner = SubAgentSpawner(located.paths, located.settings, open_session)
     spawner.register(coordinator, built, capabilities)
@@ -240,6 +250,9 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     live.usage.attach(coordinator.hooks)
     spawner.bind(live)
     live.warnings.extend(spawner.warnings)
+    sandbox = live.sandbox_status()
+    if sandbox and sandbox.get("warning"):  # off, or less than asked: never a silent downgrade
+        live.warnings.append(str(sandbox["warning"]))
     return live
 
 

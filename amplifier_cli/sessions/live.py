@@ -67,6 +67,17 @@ class LiveSession:
 
         return min(providers.values(), key=priority)
 
+    def sandbox_status(self) -> dict[str, Any] | None:
+        """What the shell tool's OS sandbox enforces (capability `sandbox.status` of tool-bash), or None."""
+        status = self.coordinator.get_capability("sandbox.status")
+        if not callable(status):
+            return None
+        try:
+            value = status()
+        except Exception:
+            return None
+        return value if isinstance(value, dict) else None
+
     @property
     def tool_names(self) -> list[str]:
         return sorted(self.coordinator.get("tools") or {})

@@ -17,4 +17,5 @@ class SessionRequest:
     resume_id: str | None = None
     parent_id: str | None = None
     agent: str | None = None
+    sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)

@@ -2,6 +2,7 @@
 
 One-shot runs cannot always ask anyone: with no terminal on stdin (or ``--approval deny``) every request
 is denied with a message, with ``--approval allow`` every request is granted; nothing ever waits forever.
+They never offer "Run once outside the sandbox": a one-shot run leaves the sandbox only with ``--sandbox off``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class TerminalApproval:
 
     async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
         stream = self._stream or sys.stderr
+        options = [option for option in options if not option.strip().lower().startswith("run once outside")]
         numbered = "  ".join(f"[{index}] {option}" for index, option in enumerate(options, start=1))
         stream.write(f"\n{prompt}\n{numbered}\nChoice (default {default} in {int(timeout)}s): ")
         stream.flush()

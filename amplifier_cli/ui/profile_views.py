@@ -41,7 +41,7 @@ def _quick_description(path: Any) -> str:
         data = load_yaml_document(path).data
     except ConfigError:
         return "(invalid file: run 'amplifier profile show' for details)"
-    meta = data.get("profile") if isinstance(data, dict) else None
+    meta = (data.get("bundle") or data.get("profile")) if isinstance(data, dict) else None
     return str(meta.get("description") or "") if isinstance(meta, dict) else ""
 
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from .. import events
 from ..llm_errors import LLMError
-from ..message_models import ChatResponse
+from ..message_models import ChatResponse, ToolCall
 from .retry import RetryConfig, retry_with_backoff
 
 EventEmitter = Callable[[str, dict[str, Any]], Awaitable[Any]]
@@ -162,3 +162,49 @@ def utf8_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(utf8_safe(item) for item in value)
     return value
+
+
+async def emit_via(coordinator: Any, event: str, data: dict[str, Any]) -> None:
+    """Emit on the coordinator's hooks; a provider built without a coordinator (tests, tools) emits nothing."""
+    hooks = getattr(coordinator, "hooks", None)
+    if hooks is not None:
+        await hooks.emit(event, data)
+
+
+def callable_tool_calls(response: ChatResponse) -> list[ToolCall]:
+    """``parse_tool_calls``: the response's tool calls, less those whose arguments could not be parsed."""
+    return [call for call in response.tool_calls or [] if call.arguments is not None]
+
+
+class RetrySettings(Protocol):
+    """The retry keys every provider's config has (``max_retries``, ``min_retry_delay`` ...)."""
+
+    max_retries: int
+    min_retry_delay: float
+    max_retry_delay: float
+    retry_jitter: bool
+
+
+def retry_config_from(settings: RetrySettings) -> RetryConfig:
+    """The RetryConfig a provider's own retry keys describe."""
+    return RetryConfig(max_retries=settings.max_retries, initial_delay=settings.min_retry_delay,
+                       max_delay=settings.max_retry_delay, jitter=bool(settings.retry_jitter))
+
+
+class LazyClient:
+    """An SDK client built on first use (so the SDK is imported only when a request is made) and closed
+    once. ``factory`` imports the SDK and builds the client."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._client: Any = None
+
+    def get(self) -> Any:
+        if self._client is None:
+            self._client = self._factory()
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()

@@ -13,6 +13,7 @@ Leading reserved words (``if``, ``then``, ``do``, ``!``, ``{``, ...) are dropped
 commands (conservative: ``bash <<EOF`` runs them). Parsing is lenient: an unterminated quote runs to the end.
 
 This is static analysis, not a sandbox: ``$VAR`` holding a command, or a script file, cannot be seen.
+``dynamic_command_word`` tells when that is the case, so a policy can refuse to guess (``s=sudo; $s ls``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_NESTING",
     "ShellCommand",
     "command_words",
+    "dynamic_command_word",
     "parse_commands",
     "split_commands",
     "split_pipelines",
@@ -584,3 +586,22 @@ def command_words(command: str) -> list[str]:
     """The words of the first simple command in ``command``, quotes and escapes removed."""
     commands = parse_commands(command)
     return commands[0].words if commands else []
+
+
+_EXPANSION_MARKS = ("$", "`")
+
+
+def dynamic_command_word(words: list[str]) -> str | None:
+    """The word that names the command when it comes from an expansion, else None: ``$s -n true``,
+    ``${x}``, ``$(cat cmd)``, backticks, also behind wrappers (``sudo $x``), and ``eval`` of anything that
+    is not a literal (``eval "$cmd"``). What such a command runs is only known at run time."""
+    command = strip_wrappers(words)
+    if not command:
+        return None
+    if any(mark in command[0] for mark in _EXPANSION_MARKS):
+        return command[0]
+    if _basename(command[0]) == "eval":
+        for word in command[1:]:
+            if any(mark in word for mark in _EXPANSION_MARKS):
+                return f"eval {word}"
+    return None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-SENSITIVE_KEYS: set[str] = {
+SENSITIVE_KEYS: frozenset[str] = frozenset({
     "api_key", "apikey", "api-key", "secret", "password", "token", "credential", "credentials",
     "private_key", "privatekey", "auth", "authorization",
-}
+})
 
 
 def truncate_values(obj: Any, max_length: int = 180) -> Any:

@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import itertools
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ Severity = Literal["error", "warning", "info"]
 
 _PRIVATE_PREFIX = "_amplifier_validating_"
 _import_counter = itertools.count(1)
+_IMPORT_LOCK = threading.RLock()
 
 
 @dataclass
@@ -34,7 +36,7 @@ class ValidationCheck:
     name: str
     passed: bool
     message: str
-    severity: Severity = "error"
+    severity: Severity
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "passed": self.passed, "message": self.message, "severity": self.severity}
@@ -93,6 +95,11 @@ class ValidationResult(CheckTally):
 
 
 # -- callable shape helpers -------------------------------------------------------------------------------
+def failed(name: str, message: str) -> ValidationCheck:
+    """A failed error-severity check (the common case)."""
+    return ValidationCheck(name, False, message, "error")
+
+
 def is_async_callable(function: Any) -> bool:
     """True for ``async def`` functions and methods, partials of them, and objects with an async ``__call__``."""
     if inspect.iscoroutinefunction(function):
@@ -122,10 +129,10 @@ def positional_parameter_count(function: Any) -> int:
 def check_mount_callable(module: Any) -> ValidationCheck:
     mount = getattr(module, "mount", None)
     if mount is None:
-        return ValidationCheck("mount_exists", False, "No mount() function found: define "
-                               "`async def mount(coordinator, config)` in the package's __init__.py")
+        return failed("mount_exists", "No mount() function found: define "
+                      "`async def mount(coordinator, config)` in the package's __init__.py")
     if not callable(mount):
-        return ValidationCheck("mount_exists", False, f"mount is not callable (it is a {type(mount).__name__})")
+        return failed("mount_exists", f"mount is not callable (it is a {type(mount).__name__})")
     return ValidationCheck("mount_exists", True, "mount() function found", "info")
 
 
@@ -137,34 +144,72 @@ def check_mount_signature(mount: Any) -> ValidationCheck:
     if parameters is not None and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
         count = sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
         if count < 2:
-            return ValidationCheck(
-                "mount_signature", False,
-                f"mount() should have at least 2 parameters (coordinator, config), found {count}",
-            )
+            return failed("mount_signature",
+                          f"mount() should have at least 2 parameters (coordinator, config), found {count}")
     if not is_async_callable(mount):
-        return ValidationCheck("mount_signature", False, "mount() should be async (async def mount(...))")
+        return failed("mount_signature", "mount() should be async (async def mount(...))")
     return ValidationCheck("mount_signature", True, "mount(coordinator, config) is async", "info")
 
 
 def check_on_session_ready(module: Any) -> ValidationCheck | None:
-    """The optional ``on_session_ready(coordinator)`` hook must be async and take the coordinator."""
+    """A failed check when the module's optional ``on_session_ready`` is not ``async def
+    on_session_ready(coordinator)``; None when it is absent or fine (as 2.0.2: only problems are reported)."""
     hook = getattr(module, "on_session_ready", None)
     if hook is None:
         return None
     if not callable(hook) or not is_async_callable(hook):
-        return ValidationCheck("on_session_ready_async", False,
-                               "on_session_ready must be `async def on_session_ready(coordinator)`; "
-                               "a sync one is ignored by the loader")
+        return failed("on_session_ready_async",
+                      "on_session_ready() must be async: use `async def on_session_ready(coordinator) -> None` "
+                      "(a sync one is never awaited by the loader)")
     try:
         parameters = list(inspect.signature(hook).parameters.values())
     except (TypeError, ValueError):
-        parameters = []
+        return None  # not introspectable: the loader will find out at runtime
     required = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                 and p.default is p.empty]
     if not required and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
-        return ValidationCheck("on_session_ready_async", False,
-                               "on_session_ready must take the coordinator as its first parameter")
-    return ValidationCheck("on_session_ready_async", True, "on_session_ready(coordinator) is async", "info")
+        return failed("on_session_ready_async",
+                      "on_session_ready() must accept the coordinator argument: "
+                      "`async def on_session_ready(coordinator) -> None`")
+    return None
+
+
+def import_module_from_path(module_path: str | Path) -> ModuleType:
+    """Import the module at ``module_path`` (a package directory or a ``.py`` file) under its real name, the
+    way the loader will, and return that canonical module object.
+
+    Refuses (ImportError) rather than replace anything when a module or submodule of that name is already
+    imported from somewhere else. The parent directory is on sys.path only for the import itself.
+    """
+    path = Path(module_path)
+    source = (path / "__init__.py") if path.is_dir() else path
+    name = path.name if path.is_dir() else path.stem
+    package_root = source.parent.resolve()
+    with _IMPORT_LOCK:
+        for cached_name, cached in list(sys.modules.items()):
+            if not cached_name.startswith(name + "."):
+                continue
+            cached_file = getattr(cached, "__file__", None)
+            if cached_file is None or not Path(cached_file).resolve().is_relative_to(package_root):
+                raise ImportError(f"Refusing to import '{name}' from {source}: its submodule '{cached_name}' "
+                                  f"is already loaded from {cached_file}")
+        existing = sys.modules.get(name)
+        if existing is not None:
+            existing_file = getattr(existing, "__file__", None)
+            if existing_file is not None and Path(existing_file).resolve() == source.resolve():
+                return existing
+            raise ImportError(f"Refusing to import '{name}' from {source}: it is already loaded from "
+                              f"{existing_file}")
+        parent_entry = str(path.parent if path.is_dir() else source.parent)
+        sys.path.insert(0, parent_entry)
+        try:
+            module = importlib.import_module(name)
+        finally:
+            sys.path.remove(parent_entry)  # removes the first occurrence: the one inserted above
+    imported_file = getattr(module, "__file__", None)
+    if imported_file is None or Path(imported_file).resolve() != source.resolve():
+        raise ImportError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
+    return module
 
 
 # -- isolated import --------------------------------------------------------------------------------------
@@ -197,17 +242,17 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
     if not path.exists():
         text = str(module_path)
         if _looks_like_path(text):
-            yield None, ValidationCheck("module_importable", False,
-                                        f"Failed to import module: no such file or directory: {text}")
+            yield None, failed("module_importable",
+                               f"Failed to import module: no such file or directory: {text}")
             return
         try:
             module = importlib.import_module(text)
         except ImportError as error:
-            yield None, ValidationCheck("module_importable", False, f"Failed to import module: {error}")
+            yield None, failed("module_importable", f"Failed to import module: {error}")
             return
         except Exception as error:
-            yield None, ValidationCheck("module_importable", False,
-                                        f"Error loading module: {type(error).__name__}: {error}")
+            yield None, failed("module_importable",
+                               f"Error loading module: {type(error).__name__}: {error}")
             return
         yield module, ValidationCheck("module_importable", True, f"Imported {text}", "info")
         return
@@ -215,8 +260,8 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
     if path.is_dir():
         package_dir = find_package_dir(path)
         if package_dir is None:
-            yield None, ValidationCheck(
-                "module_importable", False,
+            yield None, failed(
+                "module_importable",
                 f"No __init__.py found in {path} (and no single amplifier_module_* package inside it); "
                 "a module is a Python package whose __init__.py defines mount()",
             )
@@ -248,11 +293,11 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
             sys.modules[private_name] = module
             spec.loader.exec_module(module)
         except ImportError as error:
-            yield None, ValidationCheck("module_importable", False, f"Failed to import module: {error}")
+            yield None, failed("module_importable", f"Failed to import module: {error}")
             return
         except Exception as error:
-            yield None, ValidationCheck("module_importable", False,
-                                        f"Error loading module: {type(error).__name__}: {error}")
+            yield None, failed("module_importable",
+                               f"Error loading module: {type(error).__name__}: {error}")
             return
         yield module, ValidationCheck("module_importable", True, f"Imported {init_file}", "info")
     finally:
@@ -374,12 +419,12 @@ def check_async_method(instance: Any, method: str, check_name: str, *args: Any, 
     """``instance.method`` must exist, be async, and accept ``args``/``kwargs``."""
     function = getattr(instance, method, None)
     if function is None or not callable(function):
-        return ValidationCheck(check_name, False, f"{method}() is missing")
+        return failed(check_name, f"{method}() is missing")
     if not is_async_callable(function):
-        return ValidationCheck(check_name, False, f"{method}() must be async (async def {method}(...))")
+        return failed(check_name, f"{method}() must be async (async def {method}(...))")
     if not accepts(function, *args, **kwargs):
         shown = ", ".join([*(repr(a) for a in args), *(f"{k}=..." for k in kwargs)]) or "no arguments"
-        return ValidationCheck(check_name, False, f"{method}() cannot be called with {shown}: "
+        return failed(check_name, f"{method}() cannot be called with {shown}: "
                                f"its signature is {method}{_signature_text(function)}")
     return ValidationCheck(check_name, True, f"{method}() is async with a usable signature", "info")
 

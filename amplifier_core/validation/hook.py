@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from .base import ModuleValidator, ValidationResult, accepts, is_async_callable
+from .base import (
+    ModuleValidator,
+    ValidationCheck,
+    ValidationResult,
+    accepts,
+    check_on_session_ready,
+    import_module_from_path,
+    is_async_callable,
+)
+
+# the names 2.0.2's module exposes (its validators' helpers are re-exported from each)
+__all__ = [
+    "HookValidator",
+    "ValidationCheck",
+    "ValidationResult",
+    "check_on_session_ready",
+    "import_module_from_path",
+]
 
 if TYPE_CHECKING:
     from ..testing import MockCoordinator
@@ -16,7 +34,7 @@ class HookValidator(ModuleValidator):
     protocol_name = "HookHandler"
 
     async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
-        registrations = coordinator.hook_registrations
+        registrations = _registrations(coordinator)
         if not registrations:
             result.fail("protocol_compliance",
                         "mount() registered no handlers on coordinator.hooks (may be conditional on config)",
@@ -40,3 +58,13 @@ class HookValidator(ModuleValidator):
             result.fail("hook_cleanup",
                         f"mount() returned a {type(returned).__name__}; return a cleanup callable or None",
                         "warning")
+
+
+def _registrations(coordinator: Any) -> list[Any]:
+    """Every handler the module registered: the recording coordinator's list, else the registry's entries."""
+    recorded = getattr(coordinator, "hook_registrations", None)
+    if recorded is not None:
+        return list(recorded)
+    entries = getattr(coordinator.hooks, "_handlers", {})
+    return [SimpleNamespace(event=event, handler=entry.handler, priority=entry.priority, name=entry.name)
+            for event, handlers in entries.items() for entry in handlers]

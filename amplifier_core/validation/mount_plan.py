@@ -1,8 +1,8 @@
 """MountPlanValidator: structural checks of a mount plan before anything is loaded.
 
-Differs from upstream in one documented way: ``session.orchestrator`` / ``session.context`` may be the string
-form (``orchestrator: loop-basic``) the session itself accepts; its config then lives in the top-level
-``orchestrator:`` / ``context:`` sections, which are therefore known sections here.
+Answers as 2.0.2 does: the plan and every module spec (``session.orchestrator`` and ``session.context``
+included) must be dicts with a ``module``; sections other than session, providers, tools, hooks and agents
+only warn. Beyond 2.0.2 it rejects a blank module id and negative or non-integer injection limits.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from .base import CheckTally, Severity, ValidationCheck
 
 _MODULE_LISTS = ("providers", "tools", "hooks")
 _SESSION_MODULES = ("orchestrator", "context")
-_KNOWN_SECTIONS = frozenset({"session", *_MODULE_LISTS, "agents", *_SESSION_MODULES})
 _EXPECTED_SHAPE = "{'module': 'module-id', 'source': 'optional source', 'config': {...}}"
 
 
@@ -25,14 +24,21 @@ class MountPlanValidationResult(CheckTally):
     def format_errors(self) -> str:
         if not self.errors:
             return "No errors"
-        lines = ["Mount Plan Validation Failed:"]
+        lines = ["Mount Plan Validation Failed:", ""]
         lines += [f"  {index}. [{check.name}] {check.message}" for index, check in enumerate(self.errors, 1)]
-        lines.append(f"Total: {len(self.errors)} error(s)")
+        lines += ["", f"Total: {len(self.errors)} error(s)"]
         return "\n".join(lines)
 
 
 class MountPlanValidator:
-    def validate(self, plan: Any) -> MountPlanValidationResult:
+    # 2.0.2's class attributes; agents is a mapping of agent configs, never checked as a module list
+    REQUIRED_SECTIONS: set[str] = {"session"}
+    OPTIONAL_SECTIONS: set[str] = {"providers", "tools", "hooks", "agents"}
+    REQUIRED_SESSION_FIELDS: set[str] = set(_SESSION_MODULES)
+    REQUIRED_MODULE_SPEC_FIELDS: set[str] = {"module"}
+
+    def validate(self, mount_plan: Any) -> MountPlanValidationResult:
+        plan = mount_plan
         result = MountPlanValidationResult()
 
         def check(name: str, passed: bool, message: str, severity: Severity = "error") -> bool:
@@ -41,26 +47,26 @@ class MountPlanValidator:
             return passed
 
         if not check("root_type", isinstance(plan, dict),
-                     f"Mount plan must be a mapping (dict), got {type(plan).__name__}"):
+                     f"Mount plan must be a dict, got {type(plan).__name__}"):
             return result
 
         check("session_present", "session" in plan,
               "Mount plan is missing the required 'session' section (with orchestrator and context)")
-        unknown = sorted(str(key) for key in plan if key not in _KNOWN_SECTIONS)
+        known = self.REQUIRED_SECTIONS | self.OPTIONAL_SECTIONS
+        unknown = sorted(str(key) for key in plan if key not in known)
         if unknown:
             check("unknown_sections", False,
-                  f"Unknown top-level section(s): {', '.join(unknown)}; known sections are "
-                  f"{', '.join(sorted(_KNOWN_SECTIONS))}", "warning")
+                  f"Unknown sections will be ignored: {', '.join(unknown)} (known sections: "
+                  f"{', '.join(sorted(known))})", "warning")
 
         session = plan.get("session")
         if "session" in plan and check("session_type", isinstance(session, dict),
-                                       f"'session' must be a mapping, got {type(session).__name__}"):
+                                       f"Session section must be a dict, got {type(session).__name__}"):
             for field_name in _SESSION_MODULES:
                 path = f"session.{field_name}"
-                if check(f"session_{field_name}_present", bool(session.get(field_name)),
-                         f"Mount plan must specify {path} (a module id such as 'loop-basic', or "
-                         f"{_EXPECTED_SHAPE})"):
-                    self._check_session_module(plan, session, field_name, check)
+                if check(f"session_{field_name}_present", field_name in session,
+                         f"Session section missing required '{field_name}' field ({path}: {_EXPECTED_SHAPE})"):
+                    self._check_spec(session[field_name], path, check)
             for limit in ("injection_budget_per_turn", "injection_size_limit"):
                 value = session.get(limit)
                 if value is not None:
@@ -73,7 +79,7 @@ class MountPlanValidator:
                 continue
             entries = plan[section]
             if not check(f"{section}_type", isinstance(entries, list),
-                         f"'{section}' must be a list of module specs, got {type(entries).__name__}"):
+                         f"'{section}' section must be a list of module specs, got {type(entries).__name__}"):
                 continue
             if not entries:
                 check(f"{section}_empty", True, f"'{section}' is empty", "info")
@@ -81,31 +87,9 @@ class MountPlanValidator:
                 self._check_spec(spec, f"{section}[{index}]", check)
         return result
 
-    def _check_session_module(self, plan: dict[str, Any], session: dict[str, Any], field_name: str,
-                              check: Any) -> None:
-        spec = session[field_name]
-        path = f"session.{field_name}"
-        if not isinstance(spec, str):
-            self._check_spec(spec, path, check)
-            return
-        check(f"{path}_module_valid", True, f"{path} names module {spec!r}", "info")
-        source = session.get(f"{field_name}_source")
-        if source is not None:
-            check(f"session.{field_name}_source_type", isinstance(source, str),
-                  f"session.{field_name}_source must be a string, got {type(source).__name__}")
-        section = plan.get(field_name)
-        if section is None:
-            return
-        if check(f"{field_name}_type", isinstance(section, dict),
-                 f"'{field_name}' must be a mapping with a 'config' mapping, got {type(section).__name__}"):
-            config = section.get("config")
-            if config is not None:
-                check(f"{field_name}.config_type", isinstance(config, dict),
-                      f"{field_name}.config must be a mapping, got {type(config).__name__}")
-
     def _check_spec(self, spec: Any, path: str, check: Any) -> None:
         if not check(f"{path}_type", isinstance(spec, dict),
-                     f"{path} must be a module spec {_EXPECTED_SHAPE}, got {type(spec).__name__}: {spec!r}"):
+                     f"Module spec at {path} must be a dict {_EXPECTED_SHAPE}, got {type(spec).__name__}: {spec!r}"):
             return
         if not check(f"{path}_module_required", "module" in spec,
                      f"{path} is missing the required 'module' field. Received: {spec!r}. "
@@ -116,10 +100,10 @@ class MountPlanValidator:
                  f"{path}.module must be a string (a module id), got {type(module).__name__}") and \
                 check(f"{path}_module_empty", bool(module.strip()), f"{path}.module must not be empty"):
             check(f"{path}_module_valid", True, f"{path} names module {module!r}", "info")
-        if "config" in spec and spec["config"] is not None:
+        if "config" in spec:
             check(f"{path}_config_type", isinstance(spec["config"], dict),
                   f"{path}.config must be a mapping, got {type(spec['config']).__name__}")
-        if "source" in spec and spec["source"] is not None:
+        if "source" in spec:
             check(f"{path}_source_type", isinstance(spec["source"], str),
                   f"{path}.source must be a string (a path, git+https URL or package name), "
                   f"got {type(spec['source']).__name__}")

@@ -4,7 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import ModuleValidator, ValidationResult, accepts, check_async_method
+from .base import (
+    ModuleValidator,
+    ValidationCheck,
+    ValidationResult,
+    accepts,
+    check_async_method,
+    check_on_session_ready,
+    import_module_from_path,
+)
+
+# the names 2.0.2's module exposes (its validators' helpers are re-exported from each)
+__all__ = [
+    "OrchestratorValidator",
+    "ValidationCheck",
+    "ValidationResult",
+    "check_on_session_ready",
+    "import_module_from_path",
+]
 
 _SESSION_ARGUMENTS = ("prompt", "context", "providers", "tools", "hooks")
 

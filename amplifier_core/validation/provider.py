@@ -4,7 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import ModuleValidator, ValidationResult, accepts, check_async_method
+from ..models import ProviderInfo
+from .base import (
+    ModuleValidator,
+    ValidationCheck,
+    ValidationResult,
+    accepts,
+    check_async_method,
+    check_on_session_ready,
+    import_module_from_path,
+)
+
+# the names 2.0.2's module exposes (its validators' helpers are re-exported from each)
+__all__ = [
+    "ProviderInfo",
+    "ProviderValidator",
+    "ValidationCheck",
+    "ValidationResult",
+    "check_on_session_ready",
+    "import_module_from_path",
+]
 
 
 class ProviderValidator(ModuleValidator):
@@ -14,8 +33,6 @@ class ProviderValidator(ModuleValidator):
     required_members = ("name", "get_info", "list_models", "complete", "parse_tool_calls")
 
     async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
-        from ..models import ProviderInfo
-
         try:
             provider_name = instance.name
         except Exception as error:

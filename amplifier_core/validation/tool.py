@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import ModuleValidator, ValidationResult, check_async_method
+from .base import (
+    ModuleValidator,
+    ValidationCheck,
+    ValidationResult,
+    check_async_method,
+    check_on_session_ready,
+    import_module_from_path,
+)
+
+# the names 2.0.2's module exposes (its validators' helpers are re-exported from each)
+__all__ = [
+    "ToolValidator",
+    "ValidationCheck",
+    "ValidationResult",
+    "check_on_session_ready",
+    "import_module_from_path",
+]
 
 
 class ToolValidator(ModuleValidator):

@@ -225,7 +225,7 @@ def test_bundled_default_profile_has_the_documented_modules(paths: AmplifierPath
     assert [t["module"] for t in plan["tools"]] == [
         "tool-filesystem", "tool-bash", "tool-web", "tool-todo", "tool-task", "tool-mcp"]
     assert {h["module"] for h in plan["hooks"]} == {
-        "hooks-streaming-ui", "hooks-approval", "hooks-logging", "hooks-redaction"}
+        "hooks-streaming-ui", "hook-shell", "hooks-approval", "hooks-logging", "hooks-redaction"}
 
 
 def test_bundled_minimal_has_no_tools_and_demo_needs_no_api_key(paths: AmplifierPaths) -> None:

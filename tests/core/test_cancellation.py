@@ -121,3 +121,23 @@ async def test_trigger_callbacks_reraises_first_fatal_only() -> None:
     token.on_cancel(interrupts)
     with pytest.raises(SystemExit):
         await token.trigger_callbacks()
+
+
+def test_request_cancellation_is_a_graceful_request() -> None:
+    from amplifier_core import CancellationToken
+
+    token = CancellationToken()
+    assert token.request_cancellation() is None
+    assert token.is_graceful and not token.is_immediate
+    token.request_immediate()
+    token.request_cancellation()
+    assert token.is_immediate
+
+
+def test_state_compares_equal_to_the_enum_and_to_its_string() -> None:
+    from amplifier_core import CancellationState, CancellationToken
+
+    token = CancellationToken()
+    assert token.state == "none" and token.state == CancellationState.NONE and isinstance(token.state, str)
+    token.request_immediate()
+    assert token.state == "immediate" and f"{token.state}" == "immediate"

@@ -313,7 +313,7 @@ async def test_injected_message_has_provenance_metadata() -> None:
     result = HookResult(action="inject_context", context_injection="lint: 2 errors\x07",
                         context_injection_role="user")
     returned = await coordinator.process_hook_result(result, "tool:post", "linter")
-    assert returned is result
+    assert returned.action == "continue" and returned.context_injections == []  # nothing left to send
     message = context.messages[0]
     assert message["role"] == "user" and message["content"] == "lint: 2 errors"
     metadata = message["metadata"]
@@ -324,7 +324,40 @@ async def test_injected_message_has_provenance_metadata() -> None:
 async def test_injection_without_context_mounted_is_not_an_error() -> None:
     coordinator = make_coordinator()
     result = HookResult(action="inject_context", context_injection="note")
-    assert await coordinator.process_hook_result(result, "tool:post") is result
+    assert (await coordinator.process_hook_result(result, "tool:post")).action == "continue"
+
+
+async def test_durable_items_are_stored_and_ephemeral_ones_handed_back_as_the_residual() -> None:
+    from amplifier_core import ContextInjection
+
+    coordinator = make_coordinator()
+    context = await with_context(coordinator)
+    result = HookResult(action="inject_context", reason="kept", suppress_output=True, context_injections=[
+        ContextInjection(content="durable", role="assistant", hook_name="h1", event="tool:post"),
+        ContextInjection(content="reminder", role="user", ephemeral=True, append_to_last_tool_result=True,
+                         hook_name="h2", event="tool:post"),
+    ])
+    residual = await coordinator.process_hook_result(result, "tool:post")
+    assert [(m["content"], m["role"], m["metadata"]["hook_name"]) for m in context.messages] == [
+        ("durable", "assistant", "h1")]
+    assert context.messages[0]["metadata"]["persisted"] is True
+    assert (residual.action, residual.context_injection, residual.context_injection_role) == (
+        "inject_context", "reminder", "user")
+    assert residual.ephemeral and residual.append_to_last_tool_result
+    assert [item.hook_name for item in residual.context_injections] == ["h2"]
+    assert (residual.reason, residual.suppress_output) == ("kept", True)
+
+
+async def test_an_oversized_later_item_prevents_any_write_or_budget_charge() -> None:
+    from amplifier_core import ContextInjection
+
+    coordinator = make_coordinator(injection_size_limit=10)
+    context = await with_context(coordinator)
+    result = HookResult(action="inject_context", context_injections=[
+        ContextInjection(content="valid"), ContextInjection(content="x" * 11, ephemeral=True)])
+    with pytest.raises(ValueError, match="exceeds 10 characters"):
+        await coordinator.process_hook_result(result, "tool:post")
+    assert context.messages == [] and coordinator._current_turn_injections == 0
 
 
 # -- process_hook_result: approvals -------------------------------------------------------------------
@@ -455,3 +488,11 @@ async def test_to_dict_summarises_mounts() -> None:
     summary = coordinator.to_dict()
     assert summary["tools"] == ["a", "b"] and summary["session_id"] == "sess-1"
     assert summary["capabilities"] == ["session.spawn"] and summary["orchestrator"] is None
+    assert summary["has_orchestrator"] is False and summary["has_context"] is False
+    assert summary["has_approval_provider"] is (coordinator.approval_system is not None)
+
+
+async def test_mounting_at_hooks_points_to_the_registry() -> None:
+    coordinator = make_coordinator()
+    with pytest.raises(ValueError, match="Hooks should be registered directly"):
+        await coordinator.mount("hooks", object())

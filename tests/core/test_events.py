@@ -21,11 +21,12 @@ UPSTREAM_NAMES = {
 
 def test_events_all_constants_listed_unique_and_well_named() -> None:
     constants = {
-        name: value for name, value in vars(events).items() if name.isupper() and name != "ALL_EVENTS"
+        name: value for name, value in vars(events).items()
+        if name.isupper() and not name.startswith("_") and name != "ALL_EVENTS"
     }
     assert sorted(events.ALL_EVENTS) == sorted(constants.values())
     assert len(events.ALL_EVENTS) == len(set(events.ALL_EVENTS))
-    pattern = re.compile(r"^[a-z][a-z_]*(:[a-z][a-z_]*){1,2}$")
+    pattern = re.compile(r"^[a-z][a-z_]*:[a-z][a-z_]*$")
     for value in events.ALL_EVENTS:
         assert pattern.match(value), value
 
@@ -34,6 +35,19 @@ def test_events_include_every_upstream_name() -> None:
     assert UPSTREAM_NAMES <= set(events.ALL_EVENTS)
 
 
-def test_debug_and_raw_variants_kept_for_old_subscribers() -> None:
-    for base in ("session:start", "session:fork", "session:resume", "llm:request", "llm:response"):
-        assert f"{base}:debug" in events.ALL_EVENTS and f"{base}:raw" in events.ALL_EVENTS
+def test_debug_and_raw_variants_stay_importable_but_unlisted_as_in_2_0_2() -> None:
+    from amplifier_core.events import LLM_REQUEST_DEBUG, SESSION_START_RAW
+
+    assert (LLM_REQUEST_DEBUG, SESSION_START_RAW) == ("llm:request:debug", "session:start:raw")
+    assert not any(event.count(":") > 1 for event in events.ALL_EVENTS)
+    assert "LLM_REQUEST_DEBUG" not in dir(events)
+
+
+def test_all_events_starts_with_upstreams_43_in_order_then_this_projects_additions() -> None:
+    from amplifier_core import events
+
+    assert events.MODULE_LOAD_FAILED == "module:load_failed"
+    upstream = events.ALL_EVENTS[:43]
+    assert upstream[0] == "session:start" and upstream[-2:] == ["module:on_session_ready_failed",
+                                                                "module:load_failed"]
+    assert "llm:stream_block_start" in events.ALL_EVENTS[43:] and len(set(events.ALL_EVENTS)) == len(events.ALL_EVENTS)

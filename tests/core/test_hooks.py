@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from amplifier_core import HookRegistry, HookResult
+from amplifier_core import ContextInjection, HookRegistry, HookResult
 from amplifier_core.hooks import HookHandler
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
@@ -241,11 +241,35 @@ async def test_multiple_inject_context_merged_with_blank_line() -> None:
     assert merged.append_to_last_tool_result is True
 
 
-async def test_single_inject_context_returned_unchanged() -> None:
+async def test_single_inject_context_keeps_its_fields_and_gains_a_stamped_injection() -> None:
     hooks = HookRegistry()
-    only = HookResult(action="inject_context", context_injection="solo", user_message="hi")
-    hooks.register("e:x", returning(only))
-    assert await hooks.emit("e:x", {}) is only
+    only = HookResult(action="inject_context", context_injection="solo", user_message="hi", ephemeral=True)
+    hooks.register("e:x", returning(only), name="solo-hook")
+    result = await hooks.emit("e:x", {})
+    assert (result.context_injection, result.user_message, result.ephemeral) == ("solo", "hi", True)
+    assert result.context_injections == [ContextInjection(content="solo", ephemeral=True, hook_name="solo-hook",
+                                                          event="e:x")]
+
+
+async def test_context_injections_list_is_merged_in_order_and_projected_onto_scalar_fields() -> None:
+    hooks = HookRegistry()
+    listed = HookResult(action="inject_context", context_injections=[
+        ContextInjection(content="L1", role="user"), ContextInjection(content="L2", hook_name="spoofed", event="x")])
+    scalar = HookResult(action="inject_context", context_injection="S", ephemeral=True)
+    hooks.register("e:x", returning(listed), priority=1, name="lister")
+    hooks.register("e:x", returning(scalar), priority=2, name="scalar")
+    merged = await hooks.emit("e:x", {})
+    assert [(i.content, i.role, i.hook_name, i.event) for i in merged.context_injections] == [
+        ("L1", "user", "lister", "e:x"), ("L2", "system", "lister", "e:x"), ("S", "system", "scalar", "e:x")]
+    assert merged.context_injection == "L1\n\nL2\n\nS"
+    assert merged.context_injection_role == "user" and merged.ephemeral is True
+
+
+async def test_context_injections_without_inject_context_action_are_ignored() -> None:
+    hooks = HookRegistry()
+    hooks.register("e:x", returning(HookResult(context_injections=[ContextInjection(content="no")])))
+    result = await hooks.emit("e:x", {})
+    assert result.action == "continue" and result.context_injections == []
 
 
 async def test_empty_inject_context_is_ignored() -> None:
@@ -273,17 +297,45 @@ async def test_deny_before_others_stops_execution() -> None:
     assert log == ["deny"] and outcome.action == "deny"
 
 
-async def test_non_hookresult_return_ignored() -> None:
+async def test_dict_answers_are_read_as_hook_results() -> None:
     hooks = HookRegistry()
 
-    async def odd(event: str, data: dict[str, Any]) -> Any:
-        return {"action": "deny"}
+    async def as_dict(event: str, data: dict[str, Any]) -> Any:
+        return {"action": "deny", "reason": "said so in a dict"}
 
     hooks.register("e:x", returning(None), priority=0)
-    hooks.register("e:x", odd, priority=1)
-    hooks.register("e:x", returning(HookResult(action="modify", data={"m": 1})), priority=2)
+    hooks.register("e:x", as_dict, priority=1)
     outcome = await hooks.emit("e:x", {})
-    assert outcome.action == "continue" and outcome.data == {"m": 1}
+    assert outcome.action == "deny" and outcome.reason == "said so in a dict"
+
+
+async def test_unreadable_answers_fail_closed() -> None:
+    for answer in ({"action": "bogus"}, "yes", 42):
+        hooks = HookRegistry()
+
+        async def odd(event: str, data: dict[str, Any], answer: Any = answer) -> Any:
+            return answer
+
+        hooks.register("e:x", odd, name="odd")
+        hooks.register("e:x", returning(HookResult(action="modify", data={"m": 1})), priority=5)
+        outcome = await hooks.emit("e:x", {})
+        assert outcome.action == "deny" and "odd" in outcome.reason
+
+
+async def test_unregister_by_name_removes_only_the_most_recent_registration() -> None:
+    hooks = HookRegistry()
+    calls: list[str] = []
+    old = hooks.register("e:x", returning(None, calls, "old"), name="shared")
+    hooks.register("e:y", returning(None, calls, "other-event"), name="shared")
+    latest = hooks.register("e:x", returning(None, calls, "latest"), name="shared")
+    assert hooks.unregister("shared") == 1
+    latest()  # its own handle no longer finds anything, and removes nothing else
+    await hooks.emit("e:x", {})
+    await hooks.emit("e:y", {})
+    assert calls == ["old", "other-event"]
+    old()
+    assert hooks.unregister("shared", event="e:x") == 0 and hooks.unregister("shared") == 1
+    assert hooks.unregister("nobody") == 0
 
 
 async def test_cancelled_error_in_handler_does_not_stop_emit() -> None:
@@ -382,3 +434,17 @@ def test_utc_timestamp_matches_clock_and_iso_format() -> None:
     after = datetime.now(UTC)
     assert before - timedelta(milliseconds=1) <= stamp <= after + timedelta(milliseconds=1)
     assert stamp.utcoffset() == timedelta(0)
+
+
+async def test_plain_function_handlers_run_like_async_ones() -> None:
+    hooks = HookRegistry()
+    seen: list[str] = []
+
+    def sync_handler(event: str, data: dict[str, Any]) -> HookResult:
+        seen.append(event)
+        return HookResult(action="modify", data={**data, "touched": True})
+
+    hooks.register("e:x", sync_handler)
+    result = await hooks.emit("e:x", {})
+    assert seen == ["e:x"] and result.data["touched"] is True
+    assert await hooks.emit_and_collect("e:x", {}) == [{"touched": True}]

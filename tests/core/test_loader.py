@@ -4,14 +4,15 @@ a resolved path beats an installed package, mount() runs once per load, config i
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import sys
+import uuid
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import amplifier_core.loader as loader_module
 from amplifier_core import AmplifierSession, ModuleCoordinator, ModuleLoader, ModuleValidationError
 from amplifier_core.loader import TYPE_TO_MOUNT_POINT, find_package_dir, guess_module_type, package_name
 from amplifier_core.module_sources import ModuleNotFoundError as SourceNotFoundError
@@ -47,7 +48,7 @@ def fake_entry_points(monkeypatch: pytest.MonkeyPatch, points: list[EntryPoint])
     def select(group: str, name: str | None = None) -> list[EntryPoint]:
         return [ep for ep in points if ep.group == group and (name is None or ep.name == name)]
 
-    monkeypatch.setattr(loader_module, "entry_points", select)
+    monkeypatch.setattr("importlib.metadata.entry_points", select)
 
 
 def entry(module_id: str, import_name: str) -> EntryPoint:
@@ -213,7 +214,7 @@ async def test_resolved_path_wins_over_installed_entry_point(workshop, monkeypat
 
 async def test_override_of_bundled_module_loads_even_when_already_imported(workshop) -> None:
     bundled = importlib.import_module("amplifier_module_loop_basic")
-    assert "loop-basic" in [ep.name for ep in loader_module.entry_points(group="amplifier.modules")]
+    assert "loop-basic" in [ep.name for ep in importlib.metadata.entry_points(group="amplifier.modules")]
     override_root = workshop.write("loop-basic", recording("override loop"), extra_files={
         "policy.py": "LIMIT = 7\n",
     })
@@ -512,3 +513,74 @@ async def test_entry_point_table_rescanned_when_sys_path_changes(workshop, monke
     points.clear()
     clear_entry_point_cache()
     assert installed_entry_point(module_id) is None
+
+
+def test_module_failure_reason_is_bounded_and_reads_codes_not_text() -> None:
+    from amplifier_core.loader import MODULE_FAILURE_REASONS, ModuleValidationError, module_failure_reason
+    from amplifier_core.module_sources import ModuleNotFoundError as SourceNotFoundError
+
+    assert module_failure_reason(SourceNotFoundError("x")) == "missing_source"
+    assert module_failure_reason(ModuleValidationError("x")) == "validation_failed"
+    assert module_failure_reason(ModuleValidationError("x", reason_code="invalid_package_layout")) == (
+        "invalid_package_layout")
+    assert module_failure_reason(ModuleValidationError("x", reason_code="made-up")) == "unknown"
+    assert module_failure_reason(RuntimeError("missing_source")) == "unknown"
+    assert {"invalid_entry_point", "invalid_module_metadata", "unknown"} <= MODULE_FAILURE_REASONS
+
+
+@pytest.mark.parametrize(("source", "reason"), [
+    (None, "invalid_package_layout"),
+    ('__amplifier_module_type__ = "tool"\n', "invalid_entry_point"),
+    ('__amplifier_module_type__ = "not-a-type"\n\nasync def mount(coordinator, config): ...\n',
+     "invalid_module_metadata"),
+    ('__amplifier_module_type__ = {"type": "tool"}\n', "invalid_module_metadata"),
+])
+async def test_validate_module_names_the_failure_with_a_reason_code(tmp_path: Path, source: str | None,
+                                                                   reason: str) -> None:
+    from amplifier_core.loader import module_failure_reason
+
+    module_id = f"tool-fixture-{uuid.uuid4().hex[:8]}"
+    if source is not None:
+        package = tmp_path / package_name(module_id)
+        package.mkdir()
+        (package / "__init__.py").write_text(source)
+    try:
+        with pytest.raises(ModuleValidationError) as raised:
+            await ModuleLoader()._validate_module(module_id, tmp_path)
+        assert module_failure_reason(raised.value) == reason
+    finally:
+        sys.modules.pop(package_name(module_id), None)
+
+
+async def test_validate_module_accepts_a_well_formed_module_and_reports_a_missing_root(tmp_path: Path) -> None:
+    module_id = f"tool-good-{uuid.uuid4().hex[:8]}"
+    package = tmp_path / package_name(module_id)
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        '__amplifier_module_type__ = "tool"\n\nasync def mount(coordinator, config): ...\n')
+    try:
+        assert await ModuleLoader()._validate_module(module_id, tmp_path) == tmp_path
+    finally:
+        sys.modules.pop(package_name(module_id), None)
+    ghost = tmp_path / "absent"
+    assert ModuleLoader()._find_package_dir(module_id, ghost) is None
+    with pytest.raises(ModuleValidationError, match="no valid Python package") as raised:
+        await ModuleLoader()._validate_module(module_id, ghost)
+    assert str(ghost) in str(raised.value) and raised.value.reason_code == "missing_source"
+
+
+def test_load_filesystem_hands_back_the_raw_mount_carrying_an_async_ready_hook(workshop, caplog) -> None:
+    module_id = workshop.unique("tool-raw")
+    ready_source = "async def mount(coordinator, config): ...\n\nasync def on_session_ready(coordinator): ...\n"
+    sync_source = "async def mount(coordinator, config): ...\n\ndef on_session_ready(coordinator): ...\n"
+    root = workshop.write(module_id, ready_source)
+    sys.path.insert(0, str(root))
+    loader = ModuleLoader()
+    mount = loader._load_filesystem(module_id)
+    assert mount.__on_session_ready__[0] == module_id and loader.get_on_session_ready_queue() == []
+    assert loader._load_filesystem("tool-that-does-not-exist-anywhere") is None
+    sync_id = workshop.unique("tool-sync-ready")
+    sys.path.insert(0, str(workshop.write(sync_id, sync_source)))
+    with caplog.at_level("WARNING", logger="amplifier_core.loader"):
+        assert not hasattr(loader._load_filesystem(sync_id), "__on_session_ready__")
+    assert "must be async" in caplog.text

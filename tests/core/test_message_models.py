@@ -115,10 +115,14 @@ def test_usage_requires_totals_and_allows_provider_keys() -> None:
 
 
 def test_usage_cost_rejects_float_and_dumps_as_string() -> None:
-    with pytest.raises(ValidationError, match="not a float"):
+    with pytest.raises(ValidationError, match="not float"):
         Usage(input_tokens=1, output_tokens=1, total_tokens=2, cost_usd=0.5)
     usage = Usage(input_tokens=1, output_tokens=1, total_tokens=2, cost_usd=Decimal("0.0021"))
     assert usage.model_dump(mode="json")["cost_usd"] == "0.0021"
+    assert usage.model_dump()["cost_usd"] == "0.0021"  # plain dumps too: events built from them stay JSON-safe
+    assert usage.cost_usd == Decimal("0.0021")  # attribute access keeps the Decimal for arithmetic
+    assert Usage(input_tokens=1, output_tokens=1, total_tokens=2).model_dump()["cost_usd"] is None
+    assert Usage.model_validate_json(usage.model_dump_json()).cost_usd == Decimal("0.0021")
 
 
 def test_chat_response_text_joins_text_blocks_only() -> None:

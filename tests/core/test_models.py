@@ -119,7 +119,7 @@ def test_session_status_defaults_and_to_dict_excludes_none() -> None:
 
 
 def test_session_status_cost_rejects_float_and_serializes_as_string() -> None:
-    with pytest.raises(ValidationError, match="not a float"):
+    with pytest.raises(ValidationError, match="not float"):
         SessionStatus(session_id="s", cost_usd=0.1)
     assert SessionStatus(session_id="s", cost_usd=Decimal("0.10")).to_dict()["cost_usd"] == "0.10"
 
@@ -127,3 +127,24 @@ def test_session_status_cost_rejects_float_and_serializes_as_string() -> None:
 def test_session_status_rejects_unknown_status() -> None:
     with pytest.raises(ValidationError):
         SessionStatus(session_id="s", status="paused")
+
+
+def test_model_info_pricing_is_optional_and_checks_currency() -> None:
+    from amplifier_core.models import ModelInfo, Pricing
+
+    info = ModelInfo(id="m", display_name="M", context_window=1000, max_output_tokens=100,
+                     pricing=Pricing(input_per_million=3.0, output_per_million=15.0))
+    assert info.pricing is not None and info.pricing.currency == "USD" and info.pricing.cache_read_per_million is None
+    assert ModelInfo(id="m", display_name="M", context_window=1, max_output_tokens=1).pricing is None
+    with pytest.raises(ValidationError, match="ISO 4217"):
+        Pricing(input_per_million=1, output_per_million=1, currency="usd")
+
+
+def test_context_injection_defaults_and_hook_result_list() -> None:
+    from amplifier_core.models import ContextInjection, HookResult
+
+    item = ContextInjection(content="c")
+    assert (item.role, item.ephemeral, item.append_to_last_tool_result, item.hook_name, item.event) == (
+        "system", False, False, "unknown", "")
+    assert HookResult().context_injections == []
+    assert HookResult(context_injections=[{"content": "y"}]).context_injections == [ContextInjection(content="y")]

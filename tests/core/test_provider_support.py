@@ -117,7 +117,7 @@ async def test_complete_with_retries_announces_each_retry_then_reports_and_price
         waits.append(seconds)
 
     response = await complete_with_retries(attempt, emit=log.emit, provider="p", model="m",
-                                           retry=RetryConfig(max_retries=2, jitter=0.0), costs=costs,
+                                           retry=RetryConfig(max_retries=2, jitter=False), costs=costs,
                                            sleep=record_wait)
     assert response.text == "hi" and waits == [2.0]
     assert log.names() == ["provider:retry", "llm:response"]
@@ -137,3 +137,65 @@ async def test_complete_with_retries_reports_an_error_response_and_raises_when_r
     [report] = log.of("llm:response")
     assert report["status"] == "error" and report["error_type"] == "AuthenticationError"
     assert log.names() == ["llm:response"]
+
+
+async def test_emit_via_reaches_the_hooks_or_does_nothing_without_a_coordinator() -> None:
+    from types import SimpleNamespace
+
+    from amplifier_core import HookRegistry
+    from amplifier_core.utils.provider_support import emit_via
+
+    hooks = HookRegistry()
+    seen: list[str] = []
+
+    async def record(event: str, data: dict) -> None:
+        seen.append(event)
+
+    hooks.register("llm:request", record)
+    await emit_via(SimpleNamespace(hooks=hooks), "llm:request", {})
+    await emit_via(None, "llm:request", {})
+    assert seen == ["llm:request"]
+
+
+def test_callable_tool_calls_drop_calls_whose_arguments_did_not_parse() -> None:
+    from amplifier_core import ChatResponse, ToolCall
+    from amplifier_core.utils.provider_support import callable_tool_calls
+
+    good = ToolCall(id="1", name="a", arguments={})
+    broken = ToolCall.model_construct(id="2", name="b", arguments=None)
+    assert callable_tool_calls(ChatResponse(content=[], tool_calls=[good, broken])) == [good]
+    assert callable_tool_calls(ChatResponse(content=[])) == []
+
+
+def test_retry_config_from_a_providers_retry_keys() -> None:
+    from types import SimpleNamespace
+
+    from amplifier_core.utils.provider_support import retry_config_from
+
+    config = retry_config_from(SimpleNamespace(max_retries=4, min_retry_delay=0.5, max_retry_delay=9.0,
+                                               retry_jitter=False))
+    assert config == RetryConfig(max_retries=4, initial_delay=0.5, max_delay=9.0, jitter=False)
+
+
+async def test_lazy_client_is_built_once_and_closed_once() -> None:
+    from amplifier_core.utils.provider_support import LazyClient
+
+    built: list[object] = []
+
+    class Client:
+        closed = 0
+
+        async def close(self) -> None:
+            Client.closed += 1
+
+    def factory() -> Client:
+        built.append(Client())
+        return built[-1]
+
+    lazy = LazyClient(factory)
+    await lazy.close()
+    assert built == []
+    assert lazy.get() is lazy.get() and len(built) == 1
+    await lazy.close()
+    await lazy.close()
+    assert Client.closed == 1

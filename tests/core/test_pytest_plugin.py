@@ -84,7 +84,7 @@ def test_module_repository_suite_subclassing_behavior_tests_runs_in_strict_mode(
             assert is_module_context is True  # found from the argument path
     """))
     result = run(pytester, str(repo / "tests"))
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=8)
 
 
 def test_module_tests_in_our_layout_find_their_module_by_walking_up(pytester: pytest.Pytester) -> None:
@@ -99,7 +99,7 @@ def test_module_tests_in_our_layout_find_their_module_by_walking_up(pytester: py
         def test_not_a_global_module_context(is_module_context):
             assert is_module_context is False  # our layout is recognised per test, never globally
     """))
-    run(pytester, str(module_root / "tests")).assert_outcomes(passed=4)
+    run(pytester, str(module_root / "tests")).assert_outcomes(passed=8)
 
 
 def test_running_from_inside_a_module_repository_sets_module_context(pytester: pytest.Pytester) -> None:
@@ -116,23 +116,23 @@ def test_running_from_inside_a_module_repository_sets_module_context(pytester: p
 def test_core_behavioral_suite_runs_against_our_module_layout_via_module_path(pytester: pytest.Pytester) -> None:
     module_root = make_module(pytester.path / "modules", "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
     result = run(pytester, str(CORE_VALIDATION / "behavioral"), f"--module-path={module_root}", "-rs")
-    result.assert_outcomes(passed=3, skipped=16)
+    result.assert_outcomes(passed=7, skipped=28)
     result.stdout.fnmatch_lines(["*provider suite does not apply to a tool module*"])
 
 
 def test_core_suites_are_skipped_without_a_module_under_test(pytester: pytest.Pytester) -> None:
     result = run(pytester, str(CORE_VALIDATION / "behavioral" / "test_tool.py"),
                  str(CORE_VALIDATION / "structural" / "test_tool.py"), "-rs")
-    result.assert_outcomes(skipped=4)
+    result.assert_outcomes(skipped=8)
     result.stdout.fnmatch_lines(["*needs a module under test (--module-path)*"])
 
 
 @pytest.mark.parametrize(
     ("module_type", "directory", "package", "source", "expected"),
     [
-        ("orchestrator", "loop-tiny", "amplifier_module_loop_tiny", LOOP, 3),
-        ("context", "context-tiny", "amplifier_module_context_tiny", IN_MEMORY_CONTEXT, 5),
-        ("hook", "hooks-guard", "amplifier_module_hooks_guard", HOOK, 3),
+        ("orchestrator", "loop-tiny", "amplifier_module_loop_tiny", LOOP, 6),
+        ("context", "context-tiny", "amplifier_module_context_tiny", IN_MEMORY_CONTEXT, 10),
+        ("hook", "hooks-guard", "amplifier_module_hooks_guard", HOOK, 7),
     ],
 )
 def test_core_behavioral_suite_of_each_type_passes_for_a_good_module(

@@ -45,14 +45,57 @@ def failing(errors: list[BaseException], result: str = "ok"):
 
 def test_retry_config_defaults() -> None:
     config = RetryConfig()
-    assert (config.max_retries, config.min_delay, config.max_delay, config.jitter,
-            config.backoff_multiplier, config.honor_retry_after) == (3, 1.0, 60.0, 0.2, 2.0, True)
+    assert (config.max_retries, config.initial_delay, config.max_delay, config.backoff_factor, config.jitter,
+            config.honor_retry_after) == (3, 1.0, 60.0, 2.0, 0.2, True)
+    assert (config.min_delay, config.backoff_multiplier) == (1.0, 2.0)
+
+
+def test_retry_config_takes_upstream_names_positionally_and_by_keyword() -> None:
+    config = RetryConfig(5, 0.5, 30.0, 3.0, False, False)
+    assert (config.max_retries, config.initial_delay, config.max_delay, config.backoff_factor, config.jitter,
+            config.honor_retry_after) == (5, 0.5, 30.0, 3.0, 0.0, False)
+    assert RetryConfig(initial_delay=0.25, backoff_factor=4.0) == RetryConfig(3, 0.25, 60.0, 4.0)
+    assert RetryConfig(initial_delay=0.25) != RetryConfig(initial_delay=0.5)
+
+
+def test_deprecated_aliases_warn_and_win_over_new_names() -> None:
+    with pytest.warns(DeprecationWarning, match="min_delay"):
+        config = RetryConfig(initial_delay=1.0, min_delay=2.0)
+    assert config.initial_delay == 2.0 and config.min_delay == 2.0
+    with pytest.warns(DeprecationWarning, match="backoff_multiplier"):
+        assert RetryConfig(backoff_multiplier=3.0).backoff_factor == 3.0
+
+
+def test_jitter_bool_switches_the_default_fraction() -> None:
+    assert RetryConfig(jitter=True).jitter == 0.2
+    assert RetryConfig(jitter=None).jitter == 0.2
+    assert RetryConfig(jitter=False).jitter == 0.0
+    assert {compute_delay(RetryConfig(jitter=False), 1) for _ in range(20)} == {2.0}
+
+
+def test_retry_config_is_read_only_and_rejects_nonsense() -> None:
+    config = RetryConfig()
+    with pytest.raises(AttributeError):
+        config.max_retries = 7  # type: ignore[misc]
+    with pytest.raises(ValueError, match="max_retries"):
+        RetryConfig(max_retries=-1)
+    with pytest.raises(ValueError, match="jitter"):
+        RetryConfig(jitter="lots")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        RetryConfig(min_retry_delay=1)  # type: ignore[call-arg]
+
+
+def test_non_finite_or_non_positive_delay_multiplier_is_ignored() -> None:
+    config = RetryConfig(jitter=False)
+    assert compute_delay(config, 0, delay_multiplier=float("nan")) == 1.0
+    assert compute_delay(config, 0, delay_multiplier=0) == 1.0
+    assert compute_delay(config, 0, delay_multiplier=-2) == 1.0
 
 
 async def test_retry_backoff_no_retry_for_non_retryable_error(slept: list[float]) -> None:
     operation, calls = failing([AuthenticationError("bad key")])
     with pytest.raises(AuthenticationError):
-        await retry_with_backoff(operation, RetryConfig(jitter=0), sleep=slept)
+        await retry_with_backoff(operation, RetryConfig(jitter=False), sleep=slept)
     assert len(calls) == 1 and slept == []
 
 
@@ -67,7 +110,7 @@ async def test_retry_backoff_makes_max_retries_plus_one_calls_then_reraises_last
     errors = [RateLimitError(f"e{i}") for i in range(5)]
     operation, calls = failing(list(errors))
     with pytest.raises(RateLimitError, match="e2"):
-        await retry_with_backoff(operation, RetryConfig(max_retries=2, jitter=0), sleep=slept)
+        await retry_with_backoff(operation, RetryConfig(max_retries=2, jitter=False), sleep=slept)
     assert len(calls) == 3
     assert slept == [1.0, 2.0]
 
@@ -81,41 +124,42 @@ async def test_retry_backoff_zero_retries_means_single_attempt(slept: list[float
 
 async def test_retry_backoff_succeeds_after_transient_errors() -> None:
     operation, calls = failing([ProviderUnavailableError("503"), RateLimitError("429")], result="done")
-    assert await retry_with_backoff(operation, RetryConfig(min_delay=0, jitter=0)) == "done"
+    assert await retry_with_backoff(operation, RetryConfig(initial_delay=0, jitter=False)) == "done"
     assert len(calls) == 3
 
 
 async def test_retry_backoff_delay_capped_at_max_delay(slept: list[float]) -> None:
     operation, _ = failing([RateLimitError("x") for _ in range(4)])
-    await retry_with_backoff(operation, RetryConfig(max_retries=4, min_delay=10, max_delay=25, jitter=0),
+    await retry_with_backoff(operation, RetryConfig(max_retries=4, initial_delay=10, max_delay=25, jitter=False),
                              sleep=slept)
     assert slept == [10, 20, 25, 25]
 
 
 def test_retry_after_is_a_floor_even_beyond_max_delay() -> None:
-    config = RetryConfig(max_delay=5, jitter=0)
-    assert compute_delay(0, RateLimitError("x", retry_after=30), config) == 30
-    assert compute_delay(0, RateLimitError("x", retry_after=0.1), config) == 1.0
-    jittery = RetryConfig(max_delay=5, jitter=0.5)
-    assert all(compute_delay(0, RateLimitError("x", retry_after=30), jittery) >= 30 for _ in range(50))
+    config = RetryConfig(max_delay=5, jitter=False)
+    assert compute_delay(config, 0, retry_after=30) == 30
+    assert compute_delay(config, 0, retry_after=0.1) == 1.0
+    jittery = RetryConfig(max_delay=5, jitter=True)
+    assert all(compute_delay(jittery, 0, retry_after=30) >= 30 for _ in range(50))
 
 
 def test_retry_after_ignored_when_not_honoured() -> None:
-    config = RetryConfig(jitter=0, honor_retry_after=False)
-    assert compute_delay(0, RateLimitError("x", retry_after=30), config) == 1.0
+    config = RetryConfig(jitter=False, honor_retry_after=False)
+    assert compute_delay(config, 0, retry_after=30) == 1.0
 
 
 def test_delay_multiplier_applied_after_the_cap() -> None:
-    config = RetryConfig(min_delay=10, max_delay=10, jitter=0)
-    assert compute_delay(3, ProviderUnavailableError("x", delay_multiplier=3.0), config) == 30
+    config = RetryConfig(initial_delay=10, max_delay=10, jitter=False)
+    assert compute_delay(config, 3, delay_multiplier=3.0) == 30
 
 
 def test_jitter_stays_within_bounds_and_never_negative() -> None:
-    config = RetryConfig(min_delay=1, jitter=0.2)
-    delays = [compute_delay(0, RateLimitError("x"), config) for _ in range(200)]
+    config = RetryConfig(initial_delay=1, jitter=True)
+    delays = [compute_delay(config, 0) for _ in range(200)]
     assert all(0.8 <= delay <= 1.2 for delay in delays)
-    wild = RetryConfig(min_delay=1, jitter=5)
-    assert all(compute_delay(0, RateLimitError("x"), wild) >= 0 for _ in range(50))
+    with pytest.warns(DeprecationWarning, match="jitter"):
+        wild = RetryConfig(initial_delay=1, jitter=5.0)
+    assert all(compute_delay(wild, 0) >= 0 for _ in range(50))
 
 
 async def test_on_retry_receives_one_based_attempt_delay_and_error(slept: list[float]) -> None:
@@ -126,7 +170,7 @@ async def test_on_retry_receives_one_based_attempt_delay_and_error(slept: list[f
         seen.append((attempt, delay, str(error)))
 
     operation, _ = failing(list(errors))
-    await retry_with_backoff(operation, RetryConfig(jitter=0), on_retry=on_retry, sleep=slept)
+    await retry_with_backoff(operation, RetryConfig(jitter=False), on_retry=on_retry, sleep=slept)
     assert seen == [(1, 1.0, "a"), (2, 2.0, "b")]
     assert slept == [1.0, 2.0]
 

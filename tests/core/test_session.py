@@ -575,3 +575,49 @@ async def test_orchestrator_spec_without_module_id_explains_the_expected_shape(s
     session = session_factory(plan)
     with pytest.raises(RuntimeError, match=r"^Cannot initialize without context manager: session.context names no"):
         await session.initialize()
+
+
+async def test_module_load_failed_event_names_type_id_and_bounded_reason(session_factory, workshop) -> None:
+    plan = workshop.standard_plan()
+    bad_tool = workshop.unique("tool-nowhere")
+    bad_hook = workshop.unique("hooks-sync")
+    workshop.write(bad_hook, "def mount(coordinator, config):\n    return None\n")
+    crashing = workshop.unique("provider-crash")
+    workshop.write(crashing, "async def mount(coordinator, config):\n    raise ConnectionError('no route')\n")
+    plan["providers"].append({"module": crashing, "instance_id": "second"})
+    plan["tools"] = [{"module": bad_tool}]
+    plan["hooks"] = [{"module": bad_hook}]
+    session = session_factory(plan)
+    seen = record_events(session, "module:load_failed")
+    await session.initialize()
+    reported = {data["module_id"]: data for _, data in seen}
+    assert reported[bad_tool]["module_type"] == "tool" and reported[bad_tool]["reason_code"] == "missing_source"
+    assert reported[bad_hook]["module_type"] == "hook" and reported[bad_hook]["reason_code"] == "invalid_entry_point"
+    assert reported[crashing]["reason_code"] == "unknown" and reported[crashing]["error"] == "no route"
+    assert reported[crashing]["instance_id"] == "second"
+    await session.cleanup()
+
+
+async def test_initialized_turns_true_once_modules_are_mounted(session_factory, workshop) -> None:
+    session = session_factory(workshop.standard_plan())
+    assert session.initialized is False
+    await session.initialize()
+    assert session.initialized is True
+    await session.cleanup()
+
+
+def test_session_identity_is_read_only() -> None:
+    session = AmplifierSession(MINIMAL, parent_id="p", is_resumed=True)
+    assert (session.parent_id, session.config, session.is_resumed) == ("p", MINIMAL, True)
+    with pytest.raises(AttributeError):
+        session.session_id = "other"  # type: ignore[misc]
+
+
+async def test_session_end_is_emitted_once_per_initialized_lifetime(session_factory, workshop) -> None:
+    session = session_factory(workshop.standard_plan())
+    seen = record_events(session, "session:end")
+    await session.initialize()
+    await session.cleanup()
+    assert session.initialized is False
+    await session.cleanup()
+    assert [event for event, _ in seen] == ["session:end"]

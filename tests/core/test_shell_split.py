@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from amplifier_core.utils.shell_split import command_words, parse_commands, split_commands, split_pipelines
+from amplifier_core.utils.shell_split import (
+    command_words,
+    dynamic_command_word,
+    parse_commands,
+    split_commands,
+    split_pipelines,
+)
 
 
 @pytest.mark.parametrize(
@@ -104,3 +110,17 @@ def test_commands_hidden_in_functions_aliases_env_s_and_here_strings_are_found(l
 def test_a_here_string_fed_to_a_non_shell_is_data_not_a_command() -> None:
     assert [command.words for command in parse_commands("grep x <<< 'sudo is a word'")] == \
         [["grep", "x", "<<<", "sudo is a word"]]
+
+
+@pytest.mark.parametrize(("line", "word"), [
+    ("s=sudo; $s -n true", "$s"), ('"$x" a', "$x"), ("${x} a", "${x}"), ("$(which rm) -rf /", "$(which rm)"),
+    ("`echo ls`", "`echo ls`"), ("sudo -u me $x", "$x"), ("env A=1 $x", "$x"), ('eval "$cmd"', "eval $cmd"),
+    ("bash -c '$y z'", "$y"),
+])
+def test_a_command_named_by_an_expansion_is_reported(line: str, word: str) -> None:
+    assert word in [dynamic_command_word(command.words) for command in parse_commands(line)]
+
+
+@pytest.mark.parametrize("line", ["echo $HOME", "FOO=$x ls", "eval ls", "git status", "ls $(pwd)"])
+def test_literal_command_names_are_not_dynamic(line: str) -> None:
+    assert all(dynamic_command_word(command.words) is None for command in parse_commands(line))

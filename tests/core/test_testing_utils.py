@@ -175,3 +175,28 @@ def test_testing_names_are_importable_from_the_top_level() -> None:
 @pytest.mark.parametrize("cls", [MockCoordinator, MockTool])
 def test_test_doubles_are_not_collected_as_test_classes(cls: type) -> None:
     assert cls.__test__ is False
+
+
+async def test_mock_context_fills_the_callers_list_and_mocks_compaction_internals() -> None:
+    from amplifier_core.testing import MockContextManager
+
+    mine: list[dict] = [{"role": "user", "content": "a"}]
+    context = MockContextManager(mine)
+    await context.add_message({"role": "assistant", "content": "b"})
+    assert mine == [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    assert await context._should_compact() is False
+    context._should_compact.assert_awaited_once()
+    context._compact_internal.assert_not_called()
+
+
+async def test_mock_coordinator_has_every_attribute_of_the_real_one() -> None:
+    from amplifier_core import ModuleCoordinator
+    from amplifier_core.testing import MockCoordinator
+
+    mock = MockCoordinator()
+    real_names = {name for name in dir(ModuleCoordinator) if not name.startswith("__")}
+    assert real_names <= set(dir(mock))
+    assert mock.session_state == {} and mock.channels == {} and mock.mount_points["hooks"] is mock.hooks
+    mock.session_state["turns"] = 1
+    assert mock.session_state == {"turns": 1}
+    assert mock.session_id == "test-session" and mock.config["session"]["orchestrator"] == "test-orchestrator"

@@ -353,8 +353,7 @@ def test_check_on_session_ready_requires_async_with_a_coordinator_parameter() ->
     assert check_on_session_ready(Plain()) is None
     assert not check_on_session_ready(Sync()).passed
     assert not check_on_session_ready(NoArgs()).passed
-    good = check_on_session_ready(Good())
-    assert good.passed and good.name == "on_session_ready_async"
+    assert check_on_session_ready(Good()) is None  # 2.0.2 reports only problems
 
 
 async def test_validator_reports_sync_on_session_ready(tmp_path: Path) -> None:
@@ -464,3 +463,21 @@ async def test_validation_checks_the_copy_at_the_path_even_when_a_same_named_pac
     finally:
         for name in [key for key in sys.modules if key.startswith("amplifier_module_tool_twin")]:
             del sys.modules[name]
+
+
+def test_hook_validator_reads_registrations_from_a_plain_registry_too() -> None:
+    """A coordinator that does not record registrations (not the kernel's MockCoordinator) still shows every
+    handler the module registered."""
+    from types import SimpleNamespace
+
+    from amplifier_core.hooks import HookRegistry
+    from amplifier_core.validation.hook import _registrations
+
+    async def handler(event, data):
+        return None
+
+    registry = HookRegistry()
+    registry.register("tool:pre", handler, priority=3, name="guard")
+    [registration] = _registrations(SimpleNamespace(hooks=registry))
+    assert (registration.event, registration.handler, registration.priority, registration.name) == (
+        "tool:pre", handler, 3, "guard")

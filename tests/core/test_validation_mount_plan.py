@@ -30,21 +30,20 @@ def test_mount_plan_validator_minimal_dict_form_plan_passes() -> None:
     assert result.format_errors() == "No errors"
 
 
-def test_mount_plan_validator_accepts_string_form_of_orchestrator_and_context() -> None:
-    plan = {
-        "session": {"orchestrator": "loop-basic", "context": "context-simple", "orchestrator_source": "./loop"},
-        "orchestrator": {"config": {"max_iterations": 5}},
-        "context": {"config": {"max_tokens": 1000}},
-        "providers": [{"module": "provider-mock"}],
-    }
+@pytest.mark.parametrize("field", ["orchestrator", "context"])
+def test_mount_plan_validator_string_session_module_is_not_a_dict_spec_as_in_2_0_2(field: str) -> None:
+    plan = {**MINIMAL, "session": {**MINIMAL["session"], field: "just-a-string"}}
     result = validate(plan)
-    assert result.passed, result.format_errors()
-    assert result.warnings == []  # the top-level orchestrator/context sections are known in string form
+    assert failed_names(result) == {f"session.{field}_type"}
+    assert "must be a dict" in result.errors[0].message and f"session.{field}" in result.errors[0].message
 
 
-def test_mount_plan_validator_rejects_non_dict_config_section_of_string_form() -> None:
-    plan = {"session": {"orchestrator": "loop-basic", "context": "context-simple"}, "orchestrator": {"config": [1]}}
-    assert "orchestrator.config_type" in failed_names(validate(plan))
+def test_mount_plan_validator_top_level_orchestrator_and_context_sections_only_warn() -> None:
+    plan = {**MINIMAL, "orchestrator": {"config": {}}, "context": {"config": {"max_tokens": 1}}}
+    result = validate(plan)
+    assert result.passed
+    (warning,) = result.warnings
+    assert "context" in warning.message and "orchestrator" in warning.message and "ignored" in warning.message
 
 
 @pytest.mark.parametrize("plan", [None, "session: x", ["session"], 42])
@@ -52,6 +51,7 @@ def test_mount_plan_validator_none_or_non_dict_fails_and_stops(plan: Any) -> Non
     result = validate(plan)
     assert not result.passed
     assert [check.name for check in result.checks] == ["root_type"]
+    assert "must be a dict" in result.errors[0].message
 
 
 def test_mount_plan_validator_missing_session_fails() -> None:
@@ -60,7 +60,9 @@ def test_mount_plan_validator_missing_session_fails() -> None:
 
 
 def test_mount_plan_validator_non_dict_session_fails() -> None:
-    assert "session_type" in failed_names(validate({"session": "loop-basic"}))
+    result = validate({"session": "loop-basic"})
+    assert failed_names(result) == {"session_type"}
+    assert "Session" in result.errors[0].message and "dict" in result.errors[0].message
 
 
 @pytest.mark.parametrize("field", ["orchestrator", "context"])
@@ -91,6 +93,7 @@ def test_mount_plan_validator_session_spec_without_module_fails_at_its_path() ->
     [
         ({"module": "tool-bash", "config": ["not", "a", "dict"]}, "tools[0]_config_type"),
         ({"module": "tool-bash", "config": "x"}, "tools[0]_config_type"),
+        ({"module": "tool-bash", "config": None}, "tools[0]_config_type"),  # 2.0.2: present means a dict
         ({"module": "tool-bash", "source": 7}, "tools[0]_source_type"),
         ({"module": ""}, "tools[0]_module_empty"),
         ({"module": "   "}, "tools[0]_module_empty"),
@@ -101,7 +104,12 @@ def test_mount_plan_validator_session_spec_without_module_fails_at_its_path() ->
 def test_mount_plan_validator_bad_module_spec_fails(entry: Any, check_name: str) -> None:
     result = validate({**MINIMAL, "tools": [entry]})
     assert check_name in failed_names(result)
-    assert not result.passed
+    assert not result.passed and "tools[0]" in result.errors[0].message
+
+
+def test_mount_plan_validator_non_dict_spec_message_says_must_be_a_dict() -> None:
+    (error,) = validate({**MINIMAL, "providers": [{"module": "provider-mock"}, "provider-x"]}).errors
+    assert error.name == "providers[1]_type" and "must be a dict" in error.message
 
 
 @pytest.mark.parametrize("section", ["providers", "tools", "hooks"])
@@ -143,7 +151,7 @@ def test_mount_plan_validation_summary_and_format_errors_number_each_error() -> 
     assert "(3 errors, 0 warnings)" in result.summary()
     text = result.format_errors()
     lines = text.splitlines()
-    assert lines[0] == "Mount Plan Validation Failed:"
-    assert lines[1].startswith("  1. [session_orchestrator_present] ")
-    assert lines[3].startswith("  3. [tools_type] ")
-    assert lines[-1] == "Total: 3 error(s)"
+    assert lines[:2] == ["Mount Plan Validation Failed:", ""]
+    assert lines[2].startswith("  1. [session_orchestrator_present] ")
+    assert lines[4].startswith("  3. [tools_type] ")
+    assert lines[-2:] == ["", "Total: 3 error(s)"]

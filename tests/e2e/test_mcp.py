@@ -57,6 +57,24 @@ def test_run_calls_tools_of_stdio_and_http_mcp_servers(e2e_api, mcp_http_server:
         assert not path.is_file() or TOKEN not in path.read_text(errors="replace"), path
 
 
+def test_servers_come_from_the_user_config_dir_and_the_project_root_when_run_in_a_subdirectory(e2e_api) -> None:
+    user_file = e2e_api.home / "config" / "mcp.json"
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    user_file.write_text(json.dumps({"mcpServers": {"clock": {
+        "command": sys.executable, "args": ["-m", "mcp_server_time"]}}}))
+    (e2e_api.project / ".mcp.json").write_text(json.dumps({"mcpServers": {"echo": {
+        "command": sys.executable, "args": ["-m", "amplifier_module_tool_mcp.echo_server"]}}}))
+    e2e_api.profile("mcp", tools=("tool-mcp",))
+    e2e_api.server.add(Turn(tool_calls=[ToolCall("mcp__echo__echo", {"text": "from-subdir"})]),
+                       when_last_user_contains="echo")
+    e2e_api.server.add(Turn(text="done"), when_last_tool_result_contains="from-subdir")
+    subdirectory = e2e_api.project / "src" / "deep"
+    subdirectory.mkdir(parents=True)
+    result = e2e_api.run("run", "-P", "mcp", "--approval", "allow", "echo please", cwd=subdirectory)
+    assert result.returncode == 0, result.stderr
+    assert {"mcp__clock__get_current_time", "mcp__echo__echo"} <= set(e2e_api.server.requests[0].tool_names)
+
+
 def test_mcp_tools_need_approval_by_default(e2e_api, mcp_http_server: str) -> None:  # noqa: F811
     _configure(e2e_api, mcp_http_server)
     _script(e2e_api.server)

@@ -50,7 +50,7 @@ def test_approval_deny_then_allow_once_then_always_allow_is_saved_and_reused(
     chat.ready()
 
     chat.send_line("first")
-    shown = chat.expect("choose 1-3")
+    shown = chat.expect("choose 1-4")
     assert "Approval needed" in shown and "Tool: bash" in shown and "touch one.txt" in shown
     assert "Risk: high" in shown and "[1] Allow once" in shown and "[2] Always allow" in shown
     chat.child.send("3")
@@ -59,14 +59,14 @@ def test_approval_deny_then_allow_once_then_always_allow_is_saved_and_reused(
     assert not (chat_project / "one.txt").exists()
 
     chat.send_line("second")
-    chat.expect("choose 1-3")
+    chat.expect("choose 1-4")
     chat.child.send("1")
     chat.expect("model-saw-two")
     chat.prompt()
     assert (chat_project / "two.txt").exists()
 
     chat.send_line("third")
-    chat.expect("choose 1-3")
+    chat.expect("choose 1-4")
     chat.child.send("2")
     chat.expect("saved rule in")
     chat.expect("model-saw-run")
@@ -250,7 +250,7 @@ def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fak
     chat = spawn_chat()
     chat.ready()
     chat.send_line("approved-tool please")
-    chat.expect("choose 1-3")
+    chat.expect("choose 1-4")
     chat.child.send("1")
     chat.expect("→ Allow once")
     # Only once the approved command runs is the question surely gone and the terminal back in the turn's
@@ -276,7 +276,7 @@ def test_ctrl_c_at_an_approval_question_denies_and_stops_the_turn(spawn_chat, fa
     chat = spawn_chat()
     chat.ready()
     chat.send_line("ask-me please")
-    chat.expect("choose 1-3")
+    chat.expect("choose 1-4")
     chat.child.sendcontrol("c")
     shown = chat.prompt()
     assert "Deny" in shown and "model-asked-after-denial" not in shown
@@ -299,7 +299,7 @@ def test_output_of_a_parallel_tool_lands_above_an_open_approval_question(spawn_c
     chat.send_line("both please")
     chat.child.expect_exact("bash: parallel-done", timeout=20)  # the read-only call finished during the question
     raw = chat.child.before
-    question = raw.rfind("choose 1-3:")
+    question = raw.rfind("choose 1-4:")
     if question != -1:  # the result line was written after the question: it must not share its line
         between = raw[question:]
         assert "\n" in between or "\x1b[J" in between or "\x1b[K" in between, repr(between)
@@ -316,3 +316,43 @@ def _wait_until_read(fifo: Path) -> None:
     reader.start()
     reader.join(timeout=30)
     assert not reader.is_alive(), f"nothing was written to {fifo.name}: the command never started"
+
+
+def test_the_user_can_run_a_command_once_outside_the_sandbox_and_status_shows_it(
+    spawn_chat, fake_api, chat_project: Path
+) -> None:
+    import shutil
+    import tempfile
+
+    outside = Path(tempfile.mkdtemp(prefix="amplifier-repl-sandbox-", dir="/var/tmp"))  # no write root
+    try:
+        command = f"touch {outside}/x && echo made-x"
+        fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": command})]), when_last_user_contains="go",
+                     times=2)
+        fake_api.add(Turn(text="model-saw-made"), when_last_tool_result_contains="made-x")
+        fake_api.add(Turn(text="model-saw-block"), when_last_tool_result_contains="Blocked by the sandbox")
+        chat = spawn_chat()
+        chat.ready()
+        chat.send_line("/status")
+        status = chat.expect("sandbox: ") + chat.prompt()
+        assert "workspace-write (Landlock ABI" in status and str(chat_project) in status
+
+        chat.send_line("go")
+        shown = chat.expect("choose 1-4")
+        assert "[3] Deny" in shown and "[4] Run once outside the sandbox" in shown
+        chat.child.send("4")
+        chat.expect("runs once outside the sandbox")
+        chat.expect("model-saw-made")
+        chat.prompt()
+        assert (outside / "x").exists()
+
+        (outside / "x").unlink()
+        chat.send_line("go again")  # the grant was for that one call
+        chat.expect("choose 1-4")
+        chat.child.send("1")
+        chat.expect("model-saw-block")
+        chat.prompt()
+        assert not (outside / "x").exists()
+        assert chat.exit() == 0
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -89,10 +89,14 @@ def _profile_definitions(
     documents = [doc for doc in map(_read_quietly, profile_files) if doc is not None]
     found: list[AgentDefinition] = []
     for name in plan_agents:
-        doc = next((doc for doc in documents if name in _agents_mapping(doc)), None)
-        if doc is None:
-            fallback = profile_files[0] if profile_files else Path("<profile>")
-            doc = YamlDocument(path=fallback, data={"agents": plan_agents})
+        declaring = next((doc for doc in documents if name in _agents_mapping(doc)), None)
+        # validate the merged value (a bundle may have filled it in from an agent file), with the file's lines
+        fallback = profile_files[0] if profile_files else Path("<profile>")
+        doc = YamlDocument(
+            path=declaring.path if declaring is not None else fallback,
+            data={"agents": {name: plan_agents[name]}},
+            lines=declaring.lines if declaring is not None else {},
+        )
         definition, entry_problems = definition_from_document(
             doc, fallback_name=str(name), origin="profile", key_path=("agents", str(name))
         )

@@ -49,6 +49,9 @@ class AgentFile(BaseModel):
     description: str | None = None
     instruction: str | None = None
     model: str | None = None
+    # upstream's provider-routing hints (agent files in bundles carry them); accepted, not used for routing here
+    model_role: str | None = None
+    provider_preferences: list[dict[str, Any]] | None = None
     session: SessionSection | None = None
     providers: list[ModuleEntry] | None = None
     tools: list[ModuleEntry] | None = None

@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from ..plan import preferred_provider
-from ..profiles.loader import merge_profile_data
+from ..profiles.merge_rules import merge_profile_data
 from .definitions import AgentDefinition
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -44,12 +44,37 @@ class ExcludeSection(BaseModel):
         return _ids_or_all(value)
 
 
+class SandboxSection(BaseModel):
+    """`sandbox:` of a profile: the default for every module that runs commands for the model (tool-bash,
+    hook-shell); a module's own `sandbox` config keys win, `--sandbox` wins over both."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["workspace-write", "read-only", "off"] | None = None
+    write_roots: list[str] | None = None
+    network: bool | None = None
+    required: bool | None = None
+
+
 class ProfileFile(MountPlanSections):
     profile: ProfileMeta | None = None
     exclude: ExcludeSection | None = None
     instruction: str | None = None
     # load AGENTS.md / AMPLIFIER.md from the user config dir and the project root (default true)
     project_instructions: bool | None = None
+    sandbox: SandboxSection | None = None
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox_mode_shorthand(cls, value: Any) -> Any:
+        # `sandbox: read-only` is {mode: read-only}; YAML reads a bare `off` as false
+        if value is False:
+            return {"mode": "off"}
+        if isinstance(value, str):
+            return {"mode": value}
+        if isinstance(value, dict) and value.get("mode") is False:
+            return {**value, "mode": "off"}
+        return value
 
     @field_validator("instruction", mode="before")
     @classmethod

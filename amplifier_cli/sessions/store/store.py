@@ -1,8 +1,12 @@
-"""Sessions on disk: ``<data>/sessions/<id>/`` with metadata.json, transcript.jsonl and events.jsonl."""
+"""Sessions on disk: ``<data>/sessions/<id>/`` with metadata.json, transcript.jsonl and events.jsonl.
+
+Private to the user: the store and each session directory are created 0700, the files in them 0600. Known
+secret values (``SessionRecord.secrets``) are masked in what the record writes."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import uuid
@@ -13,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .metadata import SessionMetadata, sort_key, utc_now, write_json_atomic
-from .transcript import TranscriptRead, TranscriptWriter, read_transcript
+from .transcript import TranscriptRead, TranscriptWriter, open_private, read_transcript
 
 METADATA_FILE = "metadata.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
@@ -49,6 +53,7 @@ class SessionRecord:
         self.directory = directory
         self.metadata = metadata
         self._writer: TranscriptWriter | None = None
+        self.secrets: Any = None  # set by the app: ``mask(value)`` applied to everything the record writes
 
     @property
     def session_id(self) -> str:
@@ -66,12 +71,24 @@ class SessionRecord:
         for key, value in changes.items():
             setattr(self.metadata, key, value)
         self.metadata.updated = utc_now()
-        write_json_atomic(self.directory / METADATA_FILE, self.metadata.model_dump(mode="json"))
+        payload = self.metadata.model_dump(mode="json")
+        if self.secrets is not None:
+            payload = self.secrets.mask(payload)
+        write_json_atomic(self.directory / METADATA_FILE, payload)
+
+    def write_private_file(self, name: str, text: str) -> Path:
+        """A file of this session (e.g. the mount plan), 0600, with secret values masked."""
+        path = self.directory / name
+        if self.secrets is not None:
+            text = self.secrets.mask_text(text)
+        with open_private(path, "w") as handle:
+            handle.write(text)
+        return path
 
     @property
     def writer(self) -> TranscriptWriter:
         if self._writer is None:
-            self._writer = TranscriptWriter(self.transcript_path)
+            self._writer = TranscriptWriter(self.transcript_path, self.secrets)
         return self._writer
 
     def read_transcript(self) -> TranscriptRead:
@@ -100,14 +117,18 @@ class SessionStore:
         directory = self.root / session_id
         if (directory / METADATA_FILE).exists():
             raise FileExistsError(f"a session with id {session_id} already exists in {self.root}")
-        directory.mkdir(parents=True, exist_ok=True)
+        if not self.root.is_dir():
+            self.root.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.root, 0o700)
+        directory.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(directory, 0o700)
         now = utc_now()
         metadata = SessionMetadata(
             session_id=session_id, created=now, updated=now, cwd=str(cwd), project=str(project), **fields
         )
         record = SessionRecord(directory, metadata)
         record.save_metadata()
-        record.transcript_path.touch()
+        open_private(record.transcript_path).close()
         return record
 
     def _load(self, directory: Path) -> SessionMetadata | None:

@@ -1,5 +1,8 @@
 """transcript.jsonl: one message per line, appended and flushed as each message completes, so a crash
-loses at most the message in flight. Reading tolerates a corrupt line (reported, skipped)."""
+loses at most the message in flight. Reading tolerates a corrupt line (reported, skipped).
+
+The file is private (0600), and known secret values are masked (``[REDACTED:NAME]``) as each message is
+written: the session in memory keeps them, the copy on disk never has them, and resume reads the masked copy."""
 
 from __future__ import annotations
 
@@ -20,15 +23,30 @@ def encode_message(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, default=json_default)
 
 
-class TranscriptWriter:
-    """Appends messages to a transcript file; each append is flushed to the OS before returning."""
+def open_private(path: Path, mode: str = "a") -> Any:
+    """Open ``path`` for appending (``a``) or writing (``w``), creating it readable by the user only."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    return open(os.open(path, flags, 0o600), mode, encoding="utf-8")
 
-    def __init__(self, path: Path) -> None:
+
+class TranscriptWriter:
+    """Appends messages to a transcript file; each append is flushed to the OS before returning.
+
+    ``secrets`` (an object with ``mask(value)``, e.g. ``amplifier_core.utils.secret_values.SecretValues``)
+    masks every message before it is written."""
+
+    def __init__(self, path: Path, secrets: Any = None) -> None:
         self.path = path
-        self._file = open(path, "a", encoding="utf-8")
+        self.secrets = secrets
+        self._file = open_private(path)
+
+    def _encode(self, message: dict[str, Any]) -> str:
+        if self.secrets is not None:
+            message = self.secrets.mask(message)
+        return encode_message(message)
 
     def append(self, message: dict[str, Any]) -> None:
-        self._file.write(encode_message(message) + "\n")
+        self._file.write(self._encode(message) + "\n")
         self._file.flush()
 
     def rewrite(self, messages: list[dict[str, Any]]) -> None:
@@ -36,9 +54,9 @@ class TranscriptWriter:
         self._file.close()
         handle, temp_name = tempfile.mkstemp(dir=self.path.parent, prefix=".transcript.", suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            temp.writelines(encode_message(message) + "\n" for message in messages)
+            temp.writelines(self._encode(message) + "\n" for message in messages)
         os.replace(temp_name, self.path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        self._file = open_private(self.path)
 
     def close(self) -> None:
         if not self._file.closed:

@@ -1,6 +1,9 @@
 """Approval requests inside the chat: the request (tool, arguments, risk — as the hook wrote it) and single-key
 choices; the timeout and its default are honoured. "Always allow" asks hooks-approval for a rule
 (capability `approval.remember`) and saves it in the project's local settings under `approval.rules`.
+"Run once outside the sandbox" (offered by hooks-approval while the shell tool is confined) hands the command to
+the tool as a one-shot grant (capability `approval.run_unconfined`) and answers "Allow once": the chat is the
+only place a person can make that choice; one-shot runs never offer it.
 
 Ctrl-C at the question denies and stops the turn gracefully, like Ctrl-C anywhere else in a turn. The
 question leaves SIGINT alone (handle_sigint=False): prompt-toolkit would otherwise remove the turn's
@@ -20,6 +23,8 @@ from ...config.paths import AmplifierPaths
 from .output import say, say_parts
 
 REMEMBER_CAPABILITY = "approval.remember"
+RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
+RUN_UNCONFINED_PREFIX = "run once outside the sandbox"
 
 
 def _is_always(option: str) -> bool:
@@ -67,7 +72,17 @@ class ReplApproval:
                 await self.coordinator.request_cancel(immediate=False)
             if _is_always(choice):
                 self._remember(prompt)
+            if choice.strip().lower().startswith(RUN_UNCONFINED_PREFIX):
+                self._run_unconfined(prompt)
+                return _find(options, "allow once") or "Allow once"
             return choice
+
+    def _run_unconfined(self, prompt: str) -> None:
+        grant = self.coordinator.get_capability(RUN_UNCONFINED_CAPABILITY) if self.coordinator else None
+        if callable(grant) and grant(prompt):
+            say("  runs once outside the sandbox", "warning")
+        else:
+            say("  (the shell tool takes no grant: it runs inside the sandbox)", "dim")
 
     def _remember(self, prompt: str) -> None:
         remember = self.coordinator.get_capability(REMEMBER_CAPABILITY) if self.coordinator else None

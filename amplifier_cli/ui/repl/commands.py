@@ -45,6 +45,11 @@ async def _status(repl: Any, argument: str) -> bool:
     servers = live.mcp_servers()
     if servers:
         rows.append(("mcp", " · ".join(f"{row['name']} {row['state']} ({row['tools']} tools)" for row in servers)))
+    sandbox = live.sandbox_status()
+    if sandbox is not None:
+        rows.append(("sandbox", str(sandbox.get("summary") or sandbox.get("mode"))))
+        if sandbox.get("warning"):
+            rows.append(("warning", str(sandbox["warning"])))
     files = live.instruction_files
     if files:
         rows.append(("instructions", ", ".join(str(item) for item in files)))
@@ -192,7 +197,10 @@ async def _save(repl: Any, argument: str) -> bool:
     header = {"session_id": live.session_id, "profile": live.built.profile_name, "provider": live.provider_name,
               "model": repl.model_override or live.model_name}
     try:
-        written = save_transcript(path, await live.coordinator.get("context").get_messages(), header)
+        messages = await live.coordinator.get("context").get_messages()
+        if live.record.secrets is not None:  # the export is a file on disk: no secret in it either
+            messages = live.record.secrets.mask(messages)
+        written = save_transcript(path, messages, header)
     except OSError as error:
         say(f"Could not write {path}: {error.strerror}. Give another path: /save FILE", "error")
         return True
@@ -236,7 +244,7 @@ async def _exit(repl: Any, argument: str) -> bool:
 
 COMMANDS: list[tuple[str, str, Handler]] = [
     ("/help", "show commands and keys", _help),
-    ("/status", "session, profile, provider, model, tokens and cost, tools", _status),
+    ("/status", "session, profile, provider, model, tokens and cost, tools, MCP servers, sandbox", _status),
     ("/tools", "mounted tools", _tools),
     ("/mcp", "MCP servers of this session: state, tools, prompts", _mcp),
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),

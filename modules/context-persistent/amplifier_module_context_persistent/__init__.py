@@ -3,7 +3,9 @@
 The compaction policy is shared by importing context-simple's package as a library and subclassing its
 manager (the one sanctioned cross-module import; both READMEs say so). The file is read once, on mount
 (resume); afterwards every added message is appended as one line and flushed, and whole-history changes
-(set_messages, clear) rewrite the file atomically.
+(set_messages, clear) rewrite the file atomically. The file is private (0600) and known secret values
+(secret-named environment variables, capability ``secrets.values``) are written masked, ``[REDACTED:NAME]``:
+the history in memory keeps them, the file never has them, and a resume reads the masked copy.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pydantic import model_validator
 
 from amplifier_core.models import json_default
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
+from amplifier_core.utils.secret_values import SECRETS_CAPABILITY, SecretValues
 
 __amplifier_module_type__ = "context"
 __all__ = ["PersistentContextConfig", "PersistentContextManager", "mount", "read_jsonl_messages"]
@@ -88,6 +91,7 @@ class PersistentContextManager(SimpleContextManager):
         self.path = path
         self.loaded_from_file = False
         self._file: IO[str] | None = None
+        self.secrets = SecretValues.from_environment()
 
     def open(self) -> None:
         """Resume from the file if it exists, then keep it open for appends."""
@@ -102,7 +106,8 @@ class PersistentContextManager(SimpleContextManager):
 
     def _open_for_append(self) -> None:
         needs_newline = self.path.exists() and self.path.stat().st_size > 0 and self._last_byte() != b"\n"
-        self._file = open(self.path, "a", encoding="utf-8")  # held open for the session
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._file = open(descriptor, "a", encoding="utf-8")  # held open for the session
         if needs_newline:  # a torn last line must not swallow the next message
             self._file.write("\n")
             self._file.flush()
@@ -121,7 +126,7 @@ class PersistentContextManager(SimpleContextManager):
         if self._file is None:
             self._open_for_append()
         assert self._file is not None
-        self._file.write(encode_message(message))
+        self._file.write(encode_message(self.secrets.mask(message)))
         self._file.flush()
         if self.config.fsync:
             os.fsync(self._file.fileno())
@@ -134,7 +139,7 @@ class PersistentContextManager(SimpleContextManager):
                                                  dir=self.path.parent)
         try:
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.writelines(encode_message(message) for message in self._messages)
+                handle.writelines(encode_message(self.secrets.mask(message)) for message in self._messages)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temp_name, self.path)
@@ -176,6 +181,9 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     parsed = parse_module_config(PersistentContextConfig, config, MODULE_ID)
     path = _resolve_path(coordinator, parsed.path)
     manager = PersistentContextManager(path, parsed, hooks=getattr(coordinator, "hooks", None))
+    given = coordinator.get_capability(SECRETS_CAPABILITY) if hasattr(coordinator, "get_capability") else None
+    if isinstance(given, dict):
+        manager.secrets = SecretValues.from_environment(given)
     try:
         manager.open()
     except OSError as error:

@@ -245,3 +245,22 @@ async def test_passes_the_kernel_context_validator(tmp_path):
     package = Path(persistent.__file__).parent
     result = await ContextValidator().validate(package, config={"path": str(tmp_path / "v.jsonl")})
     assert result.passed, result.summary()
+
+
+async def test_the_file_is_private_and_holds_secret_values_masked_while_memory_keeps_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value-77")
+    coordinator = ModuleCoordinator(session=None)
+    coordinator.register_capability("session.transcript_path", tmp_path / "t.jsonl")
+    coordinator.register_capability("secrets.values", {"PROFILE_KEY": "profile-key-value-1"})
+    cleanup = await persistent.mount(coordinator, {})
+    context = coordinator.get("context")
+    await context.add_message({"role": "tool", "content": "deploy-token-value-77 profile-key-value-1"})
+    await context.set_messages([{"role": "user", "content": "again deploy-token-value-77"}])
+    await context.add_message({"role": "assistant", "content": "ok profile-key-value-1"})
+    cleanup()
+    text = (tmp_path / "t.jsonl").read_text("utf-8")
+    assert "deploy-token-value-77" not in text and "profile-key-value-1" not in text
+    assert [m["content"] for m in lines(tmp_path / "t.jsonl")] == ["again [REDACTED:DEPLOY_TOKEN]",
+                                                                   "ok [REDACTED:PROFILE_KEY]"]
+    assert (await context.get_messages())[0]["content"] == "again deploy-token-value-77"
+    assert (tmp_path / "t.jsonl").stat().st_mode & 0o777 == 0o600

@@ -8,7 +8,10 @@ order of strength per call: deny > ask > allow among the rules that match; with 
 
 Capabilities: reads `approval.rules` (saved rules, a list of rule dicts, registered by the app) at mount;
 registers `approval.remember(prompt) -> dict | None`, which turns the pending request shown with ``prompt``
-into an allow rule, adds it to the live rules and returns it so the app can save it ("Always allow").
+into an allow rule, adds it to the live rules and returns it so the app can save it ("Always allow"), and
+`approval.run_unconfined(prompt) -> bool`, which asks the shell tool (capability
+`sandbox.run_unconfined_once`) to run the pending command once outside the OS sandbox ("Run once outside the
+sandbox", offered for shell tools while their sandbox is on; only an app that can ask a person calls it).
 """
 
 from __future__ import annotations
@@ -32,7 +35,12 @@ logger = logging.getLogger(__name__)
 PRIORITY = -10  # before display and logging hooks, after redaction
 SAVED_RULES_CAPABILITY = "approval.rules"
 REMEMBER_CAPABILITY = "approval.remember"
-OPTIONS = ["Allow once", "Always allow", "Deny"]
+RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
+SANDBOX_STATUS_CAPABILITY = "sandbox.status"
+SANDBOX_UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
+ALLOW_ONCE, ALWAYS_ALLOW, DENY = "Allow once", "Always allow", "Deny"
+RUN_UNCONFINED = "Run once outside the sandbox"
+OPTIONS = [ALLOW_ONCE, ALWAYS_ALLOW, DENY]
 
 
 class ApprovalConfig(ModuleConfig):
@@ -50,7 +58,7 @@ class ApprovalConfig(ModuleConfig):
 class ApprovalHook:
     """The `tool:pre` handler plus the memory of requests waiting for an answer."""
 
-    def __init__(self, config: ApprovalConfig, saved_rules: list[Rule], hooks: Any) -> None:
+    def __init__(self, config: ApprovalConfig, saved_rules: list[Rule], hooks: Any, coordinator: Any = None) -> None:
         self.config = config
         self.book = RuleBook(
             rules=[*config.rules, *saved_rules],
@@ -60,7 +68,9 @@ class ApprovalHook:
             read_only_commands=config.read_only_commands,
         )
         self.hooks = hooks
+        self.coordinator = coordinator
         self._pending: dict[str, Rule] = {}  # prompt shown -> rule that "Always allow" would save
+        self._pending_commands: dict[str, str] = {}  # prompt shown -> the shell line it asks about
 
     async def on_tool_pre(self, event: str, data: dict[str, Any]) -> HookResult:
         tool_name = str(data.get("tool_name") or "")
@@ -87,20 +97,44 @@ class ApprovalHook:
         if prompt in self._pending:  # same request twice (parallel calls): keep the prompts apart
             prompt = f"{prompt}\n(call {data.get('tool_call_id') or len(self._pending)})"
         self._pending[prompt] = rule
+        options = list(OPTIONS)
+        if shell and verdict.pending and set(verdict.pending) <= set(verdict.dynamic):
+            options.remove(ALWAYS_ALLOW)  # no rule can cover a command whose name is an expansion
+        if shell and isinstance(tool_input.get("command"), str) and self._sandbox_on():
+            self._pending_commands[prompt] = tool_input["command"]
+            options.append(RUN_UNCONFINED)  # last: the riskiest choice is never the one a habit picks
         await self._emit(events.APPROVAL_REQUIRED, {
             "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
         })
         return HookResult(
             action="ask_user",
             approval_prompt=prompt,
-            approval_options=list(OPTIONS),
+            approval_options=options,
             approval_timeout=self.config.timeout,
             approval_default=self.config.timeout_action,
             reason=verdict.reason,
         )
 
+    def _sandbox_on(self) -> bool:
+        status = self.coordinator.get_capability(SANDBOX_STATUS_CAPABILITY) if self.coordinator else None
+        try:
+            return bool(callable(status) and status().get("confined"))
+        except Exception:
+            logger.exception("reading %s failed", SANDBOX_STATUS_CAPABILITY)
+            return False
+
+    def run_unconfined(self, prompt: str) -> bool:
+        """The user chose to run the pending shell line shown with ``prompt`` once outside the sandbox: hand
+        it to the shell tool. False when there is no such request or no tool takes the grant."""
+        command = self._pending_commands.pop(prompt, None)
+        grant = self.coordinator.get_capability(SANDBOX_UNCONFINED_ONCE_CAPABILITY) if self.coordinator else None
+        if command is None or not callable(grant):
+            return False
+        return bool(grant(command))
+
     def remember(self, prompt: str) -> dict[str, Any] | None:
         """Make the request shown with ``prompt`` an allow rule from now on; returns the rule to save."""
+        self._pending_commands.pop(prompt, None)
         rule = self._pending.pop(prompt, None)
         if rule is None:
             return None
@@ -133,10 +167,11 @@ def load_saved_rules(value: Any) -> list[Rule]:
 async def mount(coordinator: Any, config: dict[str, Any] | None = None):
     settings = parse_module_config(ApprovalConfig, config, "hooks-approval")
     saved = load_saved_rules(coordinator.get_capability(SAVED_RULES_CAPABILITY)) if settings.use_saved_rules else []
-    hook = ApprovalHook(settings, saved, coordinator.hooks)
+    hook = ApprovalHook(settings, saved, coordinator.hooks, coordinator)
     unregister = coordinator.hooks.register(events.TOOL_PRE, hook.on_tool_pre, priority=PRIORITY,
                                             name="hooks-approval")
     coordinator.register_capability(REMEMBER_CAPABILITY, hook.remember)
+    coordinator.register_capability(RUN_UNCONFINED_CAPABILITY, hook.run_unconfined)
 
     def cleanup() -> None:
         unregister()

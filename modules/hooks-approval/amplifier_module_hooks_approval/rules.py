@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from amplifier_core.utils.shell_split import ShellCommand, parse_commands
+from amplifier_core.utils.shell_split import ShellCommand, dynamic_command_word, parse_commands
 
 Action = Literal["allow", "ask", "deny"]
 _STRENGTH = {"allow": 0, "ask": 1, "deny": 2}
@@ -111,6 +111,7 @@ class Verdict:
     reason: str
     commands: list[str] = field(default_factory=list)  # shell: every command of the line
     pending: list[str] = field(default_factory=list)  # shell: the commands that made it ask or deny
+    dynamic: list[str] = field(default_factory=list)  # shell: pending commands whose name is an expansion
     rule: Rule | None = None
 
 
@@ -162,6 +163,7 @@ class RuleBook:
         if not commands:
             return Verdict(fallback, "empty command", commands=texts)
         verdicts: list[tuple[str, Action, Rule | None]] = []
+        dynamic: list[str] = []
         for command, text in zip(commands, texts, strict=True):
             if command.too_deep:
                 verdicts.append((text, "ask", None))
@@ -172,7 +174,13 @@ class RuleBook:
                 and _args_match(rule, tool_input, skip="command")
             ]
             rule = _strongest(matching)
-            if rule is not None:
+            if dynamic_command_word(command.words) is not None:
+                # What runs is known only at run time (`s=sudo; $s -n true`): a deny rule still denies, but
+                # no allow rule (nor the read-only list) can vouch for it, so it is asked for.
+                dynamic.append(text)
+                denying = rule if rule is not None and rule.action == "deny" else None
+                verdicts.append((text, "deny" if denying else "ask", denying))
+            elif rule is not None:
                 verdicts.append((text, rule.action, rule))
             elif fallback != "allow" and self._is_read_only(command):
                 verdicts.append((text, "allow", None))
@@ -185,8 +193,12 @@ class RuleBook:
             return Verdict("deny", why, commands=texts, pending=[t for t, _ in denied], rule=rule)
         asking = [text for text, action, _ in verdicts if action == "ask"]
         if asking:
-            return Verdict("ask", "not covered by an allow rule: " + "; ".join(asking), commands=texts,
-                           pending=asking)
+            reason = "not covered by an allow rule: " + "; ".join(asking)
+            if dynamic:
+                reason = ("the command name comes from an expansion, so no rule can allow it: " + "; ".join(dynamic)
+                          + ("" if len(dynamic) == len(asking) else
+                             "; not covered by an allow rule: " + "; ".join(t for t in asking if t not in dynamic)))
+            return Verdict("ask", reason, commands=texts, pending=asking, dynamic=dynamic)
         return Verdict("allow", "every command is allowed", commands=texts)
 
 
@@ -202,7 +214,9 @@ def remembered_rule(tool_name: str, tool_input: dict[str, Any], verdict: Verdict
     """The narrowest rule that would have allowed this call: the exact commands that needed approval, the
     exact path for file tools, else the tool itself."""
     if shell and verdict.pending:
-        return Rule(tool=tool_name, command=[literal_pattern(text) for text in dict.fromkeys(verdict.pending)],
+        # Dynamic commands are left out: no allow rule can cover them, so saving one would only mislead.
+        pending = [text for text in verdict.pending if text not in verdict.dynamic] or verdict.pending
+        return Rule(tool=tool_name, command=[literal_pattern(text) for text in dict.fromkeys(pending)],
                     action="allow")
     for name in path_args:
         value = tool_input.get(name)

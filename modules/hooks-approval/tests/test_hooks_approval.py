@@ -189,3 +189,70 @@ async def test_passes_the_kernel_hook_validator() -> None:
 
     result = await HookValidator().validate(Path(__file__).parents[1] / "amplifier_module_hooks_approval")
     assert result.passed, result.summary()
+
+
+async def test_a_command_named_by_an_expansion_is_asked_for_even_under_an_allow_all_rule() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "*"}],
+                                 "read_only_commands": ["ls", "$s"]})
+    for line in ("s=sudo; $s -n true", "${x} a", "$(which rm) -rf /tmp/x", "`echo ls`", 'eval "$cmd"',
+                 "sudo $s ls", "bash -c '$s ls'"):
+        result = await pre(coordinator, "bash", command=line)
+        assert result.action == "ask_user", line
+        assert "expansion" in result.reason
+        assert "Always allow" not in result.approval_options  # no rule could cover it
+    assert (await pre(coordinator, "bash", command="echo $HOME; eval ls")).action == "continue"
+
+
+async def test_a_deny_rule_still_denies_a_command_named_by_an_expansion() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "re:^\\$", "action": "deny"}]})
+    assert (await pre(coordinator, "bash", command="$s -n true")).action == "deny"
+
+
+async def test_always_allow_leaves_out_the_dynamic_commands_of_a_mixed_line() -> None:
+    coordinator = await mounted()
+    result = await pre(coordinator, "bash", command="touch a; $s b")
+    assert "Always allow" in result.approval_options
+    assert coordinator.get_capability("approval.remember")(result.approval_prompt)["command"] == "touch a"
+
+
+async def test_in_a_session_a_command_named_by_an_expansion_is_not_run_when_nobody_can_answer(
+        tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": f"s=touch; $s {marker}"}}]},
+              {"text": "done"}]
+    plan = {
+        "session": {"orchestrator": "loop-basic", "context": "context-simple"},
+        "providers": [{"module": "provider-scripted", "config": {"script": script}}],
+        "tools": [{"module": "tool-bash"}],
+        "hooks": [{"module": "hooks-approval", "config": {"rules": [{"tool": "bash"}]}}],  # allow every bash
+    }
+    session = AmplifierSession(plan)  # no approval system: nobody can answer
+    session.coordinator.register_capability("session.working_dir", str(tmp_path))
+    await session.initialize()
+    try:
+        await session.execute("run it")
+        assert not marker.exists()
+    finally:
+        await session.cleanup()
+
+
+async def test_with_the_sandbox_on_the_user_can_run_a_shell_line_once_outside_it() -> None:
+    coordinator = MockCoordinator()
+    granted: list[str] = []
+    coordinator.register_capability("sandbox.status", lambda: {"confined": True})
+    coordinator.register_capability("sandbox.run_unconfined_once", lambda command: granted.append(command) or True)
+    coordinator.register_cleanup(await approval.mount(coordinator, {}))
+    result = await pre(coordinator, "bash", command="touch /etc/x")
+    assert result.approval_options == ["Allow once", "Always allow", "Deny", "Run once outside the sandbox"]
+    run_unconfined = coordinator.get_capability("approval.run_unconfined")
+    assert run_unconfined(result.approval_prompt) is True and granted == ["touch /etc/x"]
+    assert run_unconfined(result.approval_prompt) is False  # once
+    assert "Run once outside the sandbox" not in (await pre(coordinator, "write_file", file_path="a")).approval_options
+
+
+async def test_without_a_sandbox_the_outside_choice_is_not_offered() -> None:
+    coordinator = MockCoordinator()
+    coordinator.register_capability("sandbox.status", lambda: {"confined": False})
+    coordinator.register_cleanup(await approval.mount(coordinator, {}))
+    result = await pre(coordinator, "bash", command="touch x")
+    assert result.approval_options == ["Allow once", "Always allow", "Deny"]

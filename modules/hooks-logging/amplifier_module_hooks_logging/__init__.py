@@ -2,9 +2,11 @@
 
 Where: config ``log_dir`` when set, else the session directory the app registers as capability
 ``session.dir`` (looked up at mount and again in ``on_session_ready``); with neither, nothing is written and a
-warning says so. Records are redacted: key-based (``amplifier_core.utils.redact_secrets``) and, when
-hooks-redaction is mounted, with its ``redaction.redact`` capability; the handler also runs after
-hooks-redaction's, so it sees the already-redacted event data.
+warning says so. Records are redacted: key-based (``amplifier_core.utils.redact_secrets``), known secret
+values masked by name (``[REDACTED:NAME]``: secret-looking environment variables and capability
+``secrets.values``; ``amplifier_core.utils.secret_values``) and, when hooks-redaction is mounted, with its
+``redaction.redact`` capability; the handler also runs after hooks-redaction's, so it sees the
+already-redacted event data. The file is created private (0600): it holds the whole conversation.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from amplifier_core import events
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_core.utils import redact_secrets
+from amplifier_core.utils.secret_values import SECRETS_CAPABILITY, SecretValues
 
 from .json_safe import json_safe
 
@@ -106,6 +109,8 @@ class EventLog:
         self._disabled = False
         self._registered: set[str] = set()
         self._unregister: list[Callable[[], None]] = []
+        given = self._capability(SECRETS_CAPABILITY)
+        self.secrets = SecretValues.from_environment(given if isinstance(given, dict) else None)
 
     # -- where -------------------------------------------------------------------------------------------
     def _capability(self, name: str) -> Any:
@@ -134,7 +139,8 @@ class EventLog:
         path = directory / LOG_FILE
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "a", encoding="utf-8")  # held open for the session
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._file = open(fd, "a", encoding="utf-8")  # held open for the session
         except OSError as error:
             self._disable(f"cannot open {path}: {error.strerror or error}")
             return False
@@ -168,6 +174,7 @@ class EventLog:
     def _encode(self, event: str, data: Any) -> str:
         record = build_record(event, data, getattr(self.coordinator, "session_id", None),
                               getattr(self.coordinator, "parent_id", None))
+        record = self.secrets.mask(record)
         redact = self._capability(REDACT_CAPABILITY)
         if callable(redact):
             try:

@@ -171,3 +171,18 @@ async def test_upstream_config_keys_load_with_a_warning_instead_of_losing_the_lo
     for key in ("session_log_template", "auto_discover", "strip_raw", "exclude_events"):
         assert key in caplog.text
     assert hooks_logging.LoggingConfig.model_validate({"exclude_events": []}).include_deltas is True
+
+
+async def test_secret_values_are_masked_by_name_without_hooks_redaction_and_the_file_is_private(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value-77")
+    coordinator = MockCoordinator()
+    coordinator.register_capability("secrets.values", {"PROFILE_KEY": "profile-key-value-1234"})
+    coordinator.register_cleanup(await hooks_logging.mount(coordinator, {"log_dir": str(tmp_path / "{session_id}")}))
+    path = tmp_path / "test-session" / "events.jsonl"
+    await coordinator.hooks.emit("tool:post", {"tool_name": "bash", "tool_response": {
+        "output": "deploy-token-value-77 profile-key-value-1234"}})
+    text = path.read_text("utf-8")
+    assert "deploy-token-value-77" not in text and "profile-key-value-1234" not in text
+    assert records(path)[0]["data"]["tool_response"]["output"] == "[REDACTED:DEPLOY_TOKEN] [REDACTED:PROFILE_KEY]"
+    assert path.stat().st_mode & 0o777 == 0o600

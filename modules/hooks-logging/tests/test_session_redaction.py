@@ -125,8 +125,8 @@ async def test_fake_key_in_env_appears_nowhere_in_events_jsonl(tmp_path, fake_mo
         assert expected in names
     assert "content_block:delta" not in names
     by_name = {record["event"]: record for record in logged}
-    assert by_name["prompt:submit"]["data"]["prompt"] == "my key is [REDACTED], please remember it"
-    assert "[REDACTED]" in by_name["llm:response"]["data"]["response"]["content"][0]["text"]
+    assert by_name["prompt:submit"]["data"]["prompt"] == "my key is [REDACTED:OPENAI_API_KEY], please remember it"
+    assert "[REDACTED:OPENAI_API_KEY]" in by_name["llm:response"]["data"]["response"]["content"][0]["text"]
     assert all(record["session_id"] == "sess-1" for record in logged)
 
 

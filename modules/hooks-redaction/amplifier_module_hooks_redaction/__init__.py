@@ -24,6 +24,7 @@ from pydantic import Field, model_validator
 from amplifier_core.events import ALL_EVENTS
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_core.utils.secret_values import SECRETS_CAPABILITY, secret_environment
 
 from .patterns import REDACTED, SecretRedactor
 from .restore import put_back
@@ -61,6 +62,7 @@ class RedactionConfig(ModuleConfig):
         return raw
 
     env_vars: list[str] = Field(default_factory=lambda: list(DEFAULT_ENV_VARS))
+    discover_env_secrets: bool = True
     allowlist: list[str] = Field(default_factory=list)
     additional_events: list[str] = Field(default_factory=list)
     priority: int = -1000
@@ -85,8 +87,12 @@ class RedactionHook:
     def __init__(self, coordinator: Any, config: RedactionConfig) -> None:
         self.coordinator = coordinator
         self.config = config
-        literals = [os.environ.get(name, "") for name in config.env_vars]
-        self.redactor = SecretRedactor(literals, config.allowlist)
+        named = secret_environment() if config.discover_env_secrets else {}
+        named.update({name: os.environ[name] for name in config.env_vars if os.environ.get(name)})
+        given = coordinator.get_capability(SECRETS_CAPABILITY) if hasattr(coordinator, "get_capability") else None
+        if isinstance(given, dict):
+            named.update({str(name): value for name, value in given.items() if isinstance(value, str)})
+        self.redactor = SecretRedactor((), config.allowlist, named)
         self._registered: set[str] = set()
         self._unregister: list[Callable[[], None]] = []
         # id(data) -> (data, changes) between the redacting and the restoring handler of one emit. Emits that
@@ -180,8 +186,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     await hook.register_declared()
     coordinator.register_capability(CAPABILITY, hook.redactor.redact)
     _hooks_by_coordinator[coordinator] = hook
-    logger.debug("hooks-redaction: %d literal secret value(s) from the environment",
-                 len(hook.redactor.literals))
+    logger.debug("hooks-redaction: %d named secret value(s) (environment and %s)", len(hook.redactor.named),
+                 SECRETS_CAPABILITY)
     return hook.cleanup
 
 

@@ -8,10 +8,11 @@ it, so the many small streaming deltas cost one ``len`` call each.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from amplifier_core.utils import SENSITIVE_KEYS
+from amplifier_core.utils.secret_values import SecretValues
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
@@ -44,12 +45,17 @@ class SecretRedactor:
     """Replaces secrets in strings and, copy-on-write, in nested dicts/lists/tuples (other values untouched).
 
     ``literals`` are exact secret values (shorter than 8 characters are ignored: too likely to be ordinary
-    text). ``allowlist`` holds key names (matched at any depth) and dotted paths from the data root
-    (``tool_input.command``) whose values are left alone.
+    text), replaced by ``[REDACTED]``; ``named`` maps a name (the environment variable) to a value, replaced
+    by ``[REDACTED:NAME]`` so a reader knows which secret stood there. ``allowlist`` holds key names (matched
+    at any depth) and dotted paths from the data root (``tool_input.command``) whose values are left alone.
     """
 
-    def __init__(self, literals: Iterable[str] = (), allowlist: Iterable[str] = ()) -> None:
-        unique = {value for value in literals if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH}
+    def __init__(self, literals: Iterable[str] = (), allowlist: Iterable[str] = (),
+                 named: Mapping[str, str] | None = None) -> None:
+        self.named = SecretValues(named or {})
+        known = set((named or {}).values())
+        unique = {value for value in literals
+                  if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH and value not in known}
         self.literals = sorted(unique, key=len, reverse=True)
         entries = set(allowlist)
         self.allowed_keys = {entry for entry in entries if "." not in entry}
@@ -58,6 +64,7 @@ class SecretRedactor:
     def redact_text(self, text: str) -> str:
         if len(text) < MIN_SECRET_LENGTH:
             return text
+        text = self.named.mask_text(text)
         for literal in self.literals:
             if literal in text:
                 text = text.replace(literal, REDACTED)

@@ -15,6 +15,7 @@ from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfigError
 
 FAKE_ENV_KEY = "fake-env-key-0123456789abcdef"
+ENV_REDACTED = "[REDACTED:OPENAI_API_KEY]"  # env secrets are masked with their name
 
 SECRETS = {
     "anthropic": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCd",
@@ -131,7 +132,7 @@ async def test_later_handlers_see_redacted_data_and_the_emitters_objects_are_unt
     tool_input = {"command": f"echo {FAKE_ENV_KEY}"}
     await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": tool_input})
     [(_, data)] = seen
-    assert data["tool_input"]["command"] == f"echo {REDACTED}"
+    assert data["tool_input"]["command"] == f"echo {ENV_REDACTED}"
     assert tool_input["command"] == f"echo {FAKE_ENV_KEY}"
 
 
@@ -139,7 +140,7 @@ async def test_the_emitter_gets_its_original_values_back_after_every_hook_ran(mo
     coordinator, seen = await mounted(monkeypatch)
     result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash",
                                                       "tool_input": {"command": f"echo {FAKE_ENV_KEY}"}})
-    assert seen[0][1]["tool_input"]["command"] == f"echo {REDACTED}"
+    assert seen[0][1]["tool_input"]["command"] == f"echo {ENV_REDACTED}"
     assert result.action == "continue"
     assert result.data["tool_input"]["command"] == f"echo {FAKE_ENV_KEY}"  # what loop-basic would run
 
@@ -166,7 +167,7 @@ async def test_the_emitter_gets_its_originals_back_when_a_later_hook_modifies_a_
     coordinator.hooks.register("tool:pre", add_flag, priority=5)
     tool_input = {"command": f"echo {FAKE_ENV_KEY}", "args": [f"--key={FAKE_ENV_KEY}", "x"]}
     result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": tool_input})
-    assert seen[0][1]["tool_input"]["command"] == f"echo {REDACTED}"
+    assert seen[0][1]["tool_input"]["command"] == f"echo {ENV_REDACTED}"
     assert result.data["tool_input"] == {**tool_input, "flag": 1}
 
 
@@ -184,7 +185,7 @@ async def test_values_a_modifying_hook_changed_in_its_copy_are_kept(monkeypatch)
 async def test_keep_emitter_data_false_hands_the_redacted_data_back(monkeypatch):
     coordinator, _ = await mounted(monkeypatch, {"keep_emitter_data": False})
     result = await coordinator.hooks.emit("prompt:submit", {"prompt": f"key {FAKE_ENV_KEY}"})
-    assert result.data["prompt"] == f"key {REDACTED}"
+    assert result.data["prompt"] == f"key {ENV_REDACTED}"
 
 
 async def test_denied_emits_do_not_pile_up_restore_records(monkeypatch):
@@ -223,15 +224,36 @@ async def test_events_declared_by_other_modules_are_covered_including_late_ones(
 
 async def test_configured_env_vars_replace_the_defaults(monkeypatch):
     monkeypatch.setenv("MY_SERVICE_TOKEN", "my-service-token-value-42")
-    coordinator, seen = await mounted(monkeypatch, {"env_vars": ["MY_SERVICE_TOKEN"]})
+    coordinator, seen = await mounted(monkeypatch, {"env_vars": ["MY_SERVICE_TOKEN"],
+                                                    "discover_env_secrets": False})
     await coordinator.hooks.emit("prompt:submit", {"prompt": "my-service-token-value-42 and " + FAKE_ENV_KEY})
-    assert seen[0][1]["prompt"] == f"{REDACTED} and {FAKE_ENV_KEY}"
+    assert seen[0][1]["prompt"] == f"[REDACTED:MY_SERVICE_TOKEN] and {FAKE_ENV_KEY}"
+
+
+async def test_secret_looking_env_vars_and_app_given_secrets_are_masked_by_name(monkeypatch):
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value-77")
+    monkeypatch.setenv("SHORT_TOKEN", "short")
+    monkeypatch.setenv("PLAIN_SETTING", "plain-setting-value-1")
+    coordinator = ModuleCoordinator(session=None)
+    coordinator.register_capability("secrets.values", {"SERVICE_PASSWORD_REF": "from-a-profile-ref-9"})
+    seen: list = []
+
+    async def observer(event, data):
+        seen.append(copy.deepcopy(data))
+        return HookResult()
+
+    coordinator.hooks.register("prompt:submit", observer, priority=0, name="observer")
+    await redaction.mount(coordinator, {})
+    await coordinator.hooks.emit("prompt:submit", {
+        "prompt": "deploy-token-value-77 / from-a-profile-ref-9 / plain-setting-value-1 / short"})
+    assert seen[0]["prompt"] == ("[REDACTED:DEPLOY_TOKEN] / [REDACTED:SERVICE_PASSWORD_REF] / "
+                                 "plain-setting-value-1 / short")
 
 
 async def test_capability_offers_the_redactor_to_other_modules(monkeypatch):
     coordinator, _ = await mounted(monkeypatch)
     redact = coordinator.get_capability("redaction.redact")
-    assert redact({"x": [FAKE_ENV_KEY]}) == {"x": [REDACTED]}
+    assert redact({"x": [FAKE_ENV_KEY]}) == {"x": [ENV_REDACTED]}
 
 
 async def test_cleanup_unregisters_every_handler(monkeypatch):
@@ -267,4 +289,4 @@ async def test_upstream_config_keys_load_with_a_warning_instead_of_losing_redact
                                                     "skip_events": ["tool:pre", "tool:post"]})
     assert "rules" in caplog.text and "skip_events" in caplog.text
     await coordinator.hooks.emit("prompt:submit", {"prompt": f"key {FAKE_ENV_KEY}"})
-    assert seen[0][1]["prompt"] == f"key {REDACTED}"
+    assert seen[0][1]["prompt"] == f"key {ENV_REDACTED}"

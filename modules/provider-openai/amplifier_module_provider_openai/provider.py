@@ -19,8 +19,12 @@ from amplifier_core.message_models import ChatRequest, ChatResponse, Message, To
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
 from amplifier_core.utils.provider_support import (
     CostTracker,
+    LazyClient,
     RepairAnnouncer,
+    callable_tool_calls,
     complete_with_retries,
+    emit_via,
+    retry_config_from,
     utf8_safe,
 )
 from amplifier_core.utils.retry import RetryConfig
@@ -49,7 +53,6 @@ from .tool_pairs import repair_tool_pairs
 logger = logging.getLogger(__name__)
 
 PROVIDER_NAME = "openai"
-_JITTER_FRACTION = 0.2
 _CHAT_MODEL_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-")
 
 
@@ -63,7 +66,7 @@ class OpenAIProvider:
         self.base_url = base_url
         self._api_key = api_key
         self._coordinator = coordinator
-        self._client: Any = None
+        self._client = LazyClient(self._new_client)
         self._repairs = RepairAnnouncer(self._emit, provider=PROVIDER_NAME)
         self._costs = CostTracker()
         # How a retry waits out its backoff; tests put a recorder here instead of waiting.
@@ -76,17 +79,16 @@ class OpenAIProvider:
     # -- client ------------------------------------------------------------------------------------
     def client(self) -> Any:
         """The SDK client, created (and the SDK imported) on first use."""
-        if self._client is None:
-            import openai
+        return self._client.get()
 
-            self._client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                              timeout=self.config.timeout, max_retries=0)
-        return self._client
+    def _new_client(self) -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                  timeout=self.config.timeout, max_retries=0)
 
     async def close(self) -> None:
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.close()
+        await self._client.close()
 
     # -- description ---------------------------------------------------------------------------------
     def get_info(self) -> ProviderInfo:
@@ -133,7 +135,7 @@ class OpenAIProvider:
         return [_model_info(spec.id) for spec in KNOWN_MODELS]
 
     def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]:
-        return [call for call in response.tool_calls or [] if call.arguments is not None]
+        return callable_tool_calls(response)
 
     def session_cost(self) -> dict[str, str] | None:
         """``session.cost`` contribution: the running cost, or None while any response was unpriced."""
@@ -141,9 +143,7 @@ class OpenAIProvider:
 
     # -- completion ----------------------------------------------------------------------------------
     async def _emit(self, event: str, data: dict[str, Any]) -> None:
-        hooks = getattr(self._coordinator, "hooks", None)
-        if hooks is not None:
-            await hooks.emit(event, data)
+        await emit_via(self._coordinator, event, data)
 
     async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
         messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in request.messages]
@@ -173,12 +173,7 @@ class OpenAIProvider:
                                            retry=self._retry_config(), costs=self._costs, sleep=self.retry_sleep)
 
     def _retry_config(self) -> RetryConfig:
-        return RetryConfig(
-            max_retries=self.config.max_retries,
-            min_delay=self.config.min_retry_delay,
-            max_delay=self.config.max_retry_delay,
-            jitter=_JITTER_FRACTION if self.config.retry_jitter else 0.0,
-        )
+        return retry_config_from(self.config)
 
     def _reasoning(self, request: ChatRequest, model: str) -> dict[str, Any] | None:
         effort = request.reasoning_effort or self.config.reasoning_effort

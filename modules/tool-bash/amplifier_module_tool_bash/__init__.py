@@ -1,8 +1,9 @@
 """tool-bash: run shell commands for the agent, safely bounded.
 
 Every command runs with ``bash -c`` in its own process group, stdin from /dev/null, in the session's working
-directory. A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety
-policy checks every simple command of the line first (see policy.py and amplifier_core.utils.shell_split).
+directory, confined by the OS sandbox (``sandbox`` config; Landlock + no_new_privs, see sandboxing.py).
+A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety policy
+checks every simple command of the line first (see policy.py and amplifier_core.utils.shell_split).
 Background commands are tracked and ended at cleanup; ``bash_output`` reads them.
 """
 
@@ -18,15 +19,16 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from amplifier_core.events import POLICY_VIOLATION
+from amplifier_core.events import POLICY_VIOLATION, TOOL_PRE
 from amplifier_core.models import ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
-from .process_runner import RunOutcome, end_background, end_group, run_in_group, start_background
+from .process_runner import RunOutcome, end_background, end_group, run_in_group, shell_argv, start_background
+from .sandboxing import STATUS_CAPABILITY, UNCONFINED_ONCE_CAPABILITY, SandboxConfig, ToolSandbox
 
 __amplifier_module_type__ = "tool"
-__all__ = ["BashConfig", "BashOutputTool", "BashTool", "mount"]
+__all__ = ["BashConfig", "BashOutputTool", "BashTool", "SandboxConfig", "mount"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class BashConfig(ModuleConfig):
     safety_overrides: SafetyOverrides = Field(default_factory=SafetyOverrides)
     max_concurrent: int | None = Field(default=None, ge=1)
     require_approval: bool = False
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
     @field_validator("allowed_commands", "denied_commands")
     @classmethod
@@ -90,7 +93,8 @@ class BashTool:
     name = "bash"
     description = (
         "Run a bash command in the project's working directory and return its combined stdout/stderr and "
-        "exit code. stdin is closed (interactive programs get EOF). Commands are checked by a safety policy. "
+        "exit code. stdin is closed (interactive programs get EOF). Commands are checked by a safety policy "
+        "and run in an OS sandbox (by default writes only inside the project and the temp dir). "
         "Long-running servers or watchers: set run_in_background and read them with bash_output. "
         "Output over the limit keeps its beginning and end."
     )
@@ -104,6 +108,7 @@ class BashTool:
             allowed=config.allowed_commands,
             exempt=config.safety_overrides.allow,
         )
+        self.sandbox = ToolSandbox(config.sandbox)
         self.jobs: dict[str, _BackgroundJob] = {}
         self._lingering_groups: set[int] = set()
         self._running: set[asyncio.Event] = set()
@@ -131,17 +136,25 @@ class BashTool:
 
     def get_metadata(self) -> dict[str, Any]:
         """For approval systems: whether this tool asks before running, and the active safety profile."""
-        return {"requires_approval": self.config.require_approval, "safety_profile": self.config.safety_profile}
+        return {"requires_approval": self.config.require_approval, "safety_profile": self.config.safety_profile,
+                "sandbox": self.config.sandbox.mode}
 
     # -- environment ---------------------------------------------------------------------------------
-    def working_dir(self) -> str:
+    def workspace(self) -> str:
+        """The session's working directory (the project): what workspace-write lets commands write."""
         base = None
         if self.coordinator is not None:
             try:
                 base = self.coordinator.get_capability("session.working_dir")
             except Exception:  # a coordinator without capabilities
                 base = None
-        base = str(base) if base else os.getcwd()
+        return str(base) if base else os.getcwd()
+
+    def sandbox_status(self) -> dict[str, Any]:
+        return self.sandbox.status(self.workspace())
+
+    def working_dir(self) -> str:
+        base = self.workspace()
         if self.config.working_dir:
             return os.path.join(base, os.path.expanduser(self.config.working_dir))
         return base
@@ -180,12 +193,24 @@ class BashTool:
             return _error(f"The working directory {cwd} does not exist; check tool-bash working_dir.")
         if self._cancelled_now():
             return _error("Not run: the session is being cancelled.")
+        confinement = self.sandbox.for_workspace(self.workspace())
+        unconfined = self.sandbox.take_unconfined_grant(command)
+        refusal = None if unconfined else confinement.refusal()
+        if refusal is not None:
+            return _error(refusal, rule="sandbox.required")
+        argv = shell_argv(command) if unconfined else confinement.argv(shell_argv(command))
         if input.get("run_in_background"):
-            return self._start_job(command, cwd)
+            return self._start_job(command, argv, cwd)
         if self.config.max_concurrent is not None and len(self._running) >= self.config.max_concurrent:
             return _error(f"Not run: {len(self._running)} bash commands are already running (max_concurrent = "
                           f"{self.config.max_concurrent}); wait for one to finish.")
-        return await self._run(command, cwd, timeout)
+        outcome = await self._run(argv, cwd, timeout)
+        sandbox_note = None
+        if unconfined:
+            sandbox_note = "[ran outside the sandbox: the user approved this once]"
+        else:  # also on exit 0: a script may go on after a refused write
+            sandbox_note = confinement.explain(outcome.output, cwd)
+        return self._result(outcome, timeout, sandbox_note, confinement if not unconfined else None)
 
     def _refusal(self, decision: PolicyDecision) -> str:
         return (f"Blocked by the bash safety policy (profile {self.config.safety_profile}, rule {decision.rule}): "
@@ -213,12 +238,12 @@ class BashTool:
             for event in list(self._running):
                 event.set()
 
-    async def _run(self, command: str, cwd: str, timeout: float) -> ToolResult:
+    async def _run(self, argv: list[str], cwd: str, timeout: float) -> RunOutcome:
         cancel_event = asyncio.Event()
         self._running.add(cancel_event)
         try:
             outcome = await run_in_group(
-                command, cwd=cwd, env=self._environment(), timeout=timeout,
+                argv, cwd=cwd, env=self._environment(), timeout=timeout,
                 max_output_bytes=self.config.max_output_bytes, kill_grace=self.config.kill_grace_seconds,
                 cancel_event=cancel_event,
             )
@@ -226,9 +251,10 @@ class BashTool:
             self._running.discard(cancel_event)
         if outcome.lingering_pgid is not None:
             self._lingering_groups.add(outcome.lingering_pgid)
-        return self._result(outcome, timeout)
+        return outcome
 
-    def _result(self, outcome: RunOutcome, timeout: float) -> ToolResult:
+    def _result(self, outcome: RunOutcome, timeout: float, sandbox_note: str | None = None,
+                confinement: Any = None) -> ToolResult:
         text = outcome.output if outcome.output else "(no output)"
         notes = []
         if outcome.timed_out:
@@ -244,23 +270,29 @@ class BashTool:
             message = f"Command {_describe_exit(outcome.exit_code)}."
         else:
             message = ""
+        details: dict[str, Any] = {}
+        if sandbox_note:
+            notes.append(sandbox_note if sandbox_note.startswith("[") else f"[{sandbox_note}]")
+            if message and confinement is not None:  # a refusal explained: say it first
+                message = f"{message} {sandbox_note}"
+                details["sandbox"] = {"mode": confinement.policy.mode, "rule": confinement.rule()}
         if outcome.lingering_pgid is not None:
             notes.append(f"[note: processes it started are still running (process group {outcome.lingering_pgid}); "
                          "they are stopped when the session ends. Use run_in_background for servers.]")
         output = text.rstrip("\n") + ("\n" + "\n".join(notes) if notes else "")
         if message:
             return _error(message, output=output, exit_code=outcome.exit_code, timed_out=outcome.timed_out,
-                          cancelled=outcome.cancelled)
+                          cancelled=outcome.cancelled, **details)
         return ToolResult(success=True, output=output)
 
     # -- background jobs -----------------------------------------------------------------------------
-    def _start_job(self, command: str, cwd: str) -> ToolResult:
+    def _start_job(self, command: str, argv: list[str], cwd: str) -> ToolResult:
         if self._log_dir is None:
             self._log_dir = tempfile.mkdtemp(prefix="amplifier-bash-")
         self._job_counter += 1
         job_id = f"bg{self._job_counter}"
         log_path = os.path.join(self._log_dir, f"{job_id}.log")
-        process = start_background(command, cwd=cwd, env=self._environment(), log_path=log_path)
+        process = start_background(argv, cwd=cwd, env=self._environment(), log_path=log_path)
         self.jobs[job_id] = _BackgroundJob(job_id, command, process, log_path)
         return ToolResult(success=True, output=(
             f"Started in the background as {job_id} (pid {process.pid}). Read its output with bash_output "
@@ -349,4 +381,14 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     cancellation = getattr(coordinator, "cancellation", None)
     if cancellation is not None and hasattr(cancellation, "on_cancel"):
         cancellation.on_cancel(tool.on_cancel)
-    return tool.cleanup
+    coordinator.register_capability(STATUS_CAPABILITY, tool.sandbox_status)
+    coordinator.register_capability(UNCONFINED_ONCE_CAPABILITY, tool.sandbox.grant_unconfined_once)
+    unregister = coordinator.hooks.register(TOOL_PRE, tool.sandbox.drop_stale_grants, priority=-20,
+                                            name=f"{MODULE_ID}:sandbox-grants")
+    tool.sandbox.warn_once(tool.workspace())
+
+    async def cleanup() -> None:
+        unregister()
+        await tool.cleanup()
+
+    return cleanup

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from amplifier_core.utils.shell_split import ShellCommand, parse_commands, strip_wrappers
+from amplifier_core.utils.shell_split import ShellCommand, dynamic_command_word, parse_commands, strip_wrappers
 
 PROFILES = ("strict", "standard", "permissive", "unrestricted")
 _LEVEL = {"unrestricted": 0, "permissive": 1, "standard": 2, "strict": 3}
@@ -301,6 +301,10 @@ class CommandPolicy:
             for rule in _RULES:
                 if rule.level <= self._level and rule.matches(command, core, pipeline):
                     return PolicyDecision(False, rule.reason, command.text, rule.name)
+        dynamic = dynamic_command_word(command.words) if check_allowed and self._allowed else None
+        if dynamic is not None:
+            return PolicyDecision(False, f"takes its command name from an expansion ({dynamic}), which no pattern in "
+                                  "allowed_commands can vouch for", command.text, "dynamic-command")
         if check_allowed and self._allowed and not exempt and \
                 not any(pattern.matches(full) for pattern in self._allowed):
             allowed = ", ".join(repr(p.source) for p in self._allowed)

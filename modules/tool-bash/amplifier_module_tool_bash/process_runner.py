@@ -74,8 +74,12 @@ async def _end_group(pgid: int, protocol: _Protocol, grace: float) -> None:
     await _wait_any([protocol.output_closed], 1.0)
 
 
+def shell_argv(command: str) -> list[str]:
+    return [SHELL, "-c", command]
+
+
 async def run_in_group(
-    command: str,
+    argv: list[str],
     *,
     cwd: str,
     env: dict[str, str],
@@ -84,12 +88,13 @@ async def run_in_group(
     kill_grace: float,
     cancel_event: asyncio.Event,
 ) -> RunOutcome:
-    """Run ``command`` with ``bash -c`` (stdin from /dev/null) and return what it printed and how it ended."""
+    """Run ``argv`` (``shell_argv(command)``, possibly wrapped by the sandbox; stdin from /dev/null) and return
+    what it printed and how it ended."""
     loop = asyncio.get_running_loop()
     buffer = HeadTailBuffer(max_output_bytes)
     transport, protocol = await loop.subprocess_exec(
         lambda: _Protocol(buffer),
-        SHELL, "-c", command,
+        *argv,
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         cwd=cwd, env=env, start_new_session=True,
     )
@@ -119,11 +124,11 @@ async def run_in_group(
                       lingering_pgid=lingering)
 
 
-def start_background(command: str, *, cwd: str, env: dict[str, str], log_path: str) -> subprocess.Popen[bytes]:
-    """Start ``command`` detached from our pipes (output to ``log_path``) in its own process group."""
+def start_background(argv: list[str], *, cwd: str, env: dict[str, str], log_path: str) -> subprocess.Popen[bytes]:
+    """Start ``argv`` detached from our pipes (output to ``log_path``) in its own process group."""
     with open(log_path, "wb") as log:
         return subprocess.Popen(
-            [SHELL, "-c", command], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             cwd=cwd, env=env, start_new_session=True,
         )
 

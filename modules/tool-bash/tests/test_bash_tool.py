@@ -222,7 +222,8 @@ async def test_config_keys_reach_the_tool(coordinator: ModuleCoordinator) -> Non
     await mount(coordinator, {"safety_profile": "unrestricted", "require_approval": True,
                               "allowed_commands": ["echo *"], "working_dir": "sub"})
     tool = coordinator.get("tools", "bash")
-    assert tool.get_metadata() == {"requires_approval": True, "safety_profile": "unrestricted"}
+    assert tool.get_metadata() == {"requires_approval": True, "safety_profile": "unrestricted",
+                                   "sandbox": "workspace-write"}
     assert not (await tool.execute({"command": "ls"})).success
     assert tool.working_dir().endswith("/work/sub")
     assert "working directory" in (await tool.execute({"command": "echo hi"})).error["message"]

@@ -119,3 +119,11 @@ def test_smuggling_through_ifs_braces_functions_aliases_env_s_and_here_strings_i
                                   "git commit -m '{rm,-rf,/}'"])
 def test_braces_ifs_and_here_strings_in_ordinary_commands_are_allowed(line: str) -> None:
     assert CommandPolicy().check(line).allowed, line
+
+
+def test_allow_only_mode_never_allows_a_command_named_by_an_expansion() -> None:
+    policy = CommandPolicy(allowed=["*"], exempt=["*"])
+    for line in ("s=sudo; $s -n true", "${x} a", "$(which rm) x", 'eval "$c"', "sudo $x"):
+        decision = policy.check(line)
+        assert not decision.allowed and decision.rule == "dynamic-command", line
+    assert policy.check("echo $HOME; eval ls").allowed

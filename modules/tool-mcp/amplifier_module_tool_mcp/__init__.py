@@ -27,8 +27,8 @@ logger = logging.getLogger(__name__)
 
 MODULE_ID = "tool-mcp"
 # Capabilities the app registers (all optional): where the user's mcp.json is, and the project root.
-CONFIG_DIR_CAPABILITY = "app.config_dir"
-PROJECT_ROOT_CAPABILITY = "session.project_root"
+CONFIG_DIR_CAPABILITY = "app.user_config_dir"
+PROJECT_ROOT_CAPABILITY = "session.project_dir"
 # Capabilities this module registers, for the app's /mcp, /status and prompt slash commands.
 STATUS_CAPABILITY = "mcp.status"
 PROMPTS_CAPABILITY = "mcp.prompts"

@@ -1,0 +1,44 @@
+"""The sandbox of every module of a plan that runs commands for the model (tool-bash, hook-shell).
+
+Those modules take a `sandbox:` config key (a mode, or a mapping with `mode`). A profile's top-level
+`sandbox:` is the default for them (their own keys win); `--sandbox MODE` then replaces the mode and keeps
+the rest (write roots, network, required). Sub-agents' plans derive from the parent's, so they inherit both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SANDBOXED_MODULES = ("tool-bash", "hook-shell")
+
+
+def _sandboxed_entries(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [entry for section in ("tools", "hooks") for entry in plan.get(section) or []
+            if isinstance(entry, dict) and entry.get("module") in SANDBOXED_MODULES]
+
+
+def _own_sandbox(entry: dict[str, Any]) -> dict[str, Any]:
+    current = (entry.get("config") or {}).get("sandbox")
+    if current is False:  # YAML's reading of a bare `off`
+        return {"mode": "off"}
+    if isinstance(current, str):
+        return {"mode": current}
+    return dict(current) if isinstance(current, dict) else {}
+
+
+def _set_sandbox(entry: dict[str, Any], value: dict[str, Any]) -> None:
+    entry["config"] = {**(entry.get("config") or {}), "sandbox": value}
+
+
+def apply_profile_sandbox(plan: dict[str, Any], defaults: dict[str, Any] | None) -> None:
+    """A profile's `sandbox:` under each sandboxed module's own `sandbox` keys."""
+    if not defaults:
+        return
+    for entry in _sandboxed_entries(plan):
+        _set_sandbox(entry, {**defaults, **_own_sandbox(entry)})
+
+
+def apply_sandbox_mode(plan: dict[str, Any], mode: str) -> None:
+    """`--sandbox MODE`: the mode of every sandboxed module, whatever the profile says."""
+    for entry in _sandboxed_entries(plan):
+        _set_sandbox(entry, {**_own_sandbox(entry), "mode": mode})

@@ -1,0 +1,63 @@
+"""Confine commands run on behalf of the model with the operating system: Linux Landlock plus no_new_privs.
+
+Mechanism only: the caller chooses the mode, the workspace and extra write roots (its policy); this package
+says what the kernel can enforce and starts commands under it. Any module may use it (tool-bash, hook-shell),
+so every command run for the model meets the same sandbox.
+
+Usage::
+
+    from amplifier_core.utils.sandbox import SandboxPolicy, confine
+
+    confinement = confine(SandboxPolicy(mode="workspace-write", network=False), workspace="/path/to/project")
+    if (message := confinement.refusal()) is not None:      # required, but not enforceable here
+        ...  # do not run; report ``message``
+    if (warning := confinement.warning()) is not None:      # off, or less than asked: tell the user once
+        ...
+    process = await create_confined_subprocess_exec(confinement, "/bin/bash", "-c", command, stdout=PIPE)
+    # or any subprocess API with ``confinement.argv(["/bin/bash", "-c", command])``
+    note = confinement.explain(output, cwd)                 # "Blocked by the sandbox ...: refused ..." or None
+
+Modes: ``workspace-write`` (write only beneath the workspace, ``write_roots``, the temp dirs and a few device
+files such as /dev/null), ``read-only`` (the temp dirs and those devices only), ``off`` (unconfined; ``warning``
+says so). Reading and executing are never restricted. ``network=False`` refuses TCP connect and bind (Landlock
+ABI >= 4) and abstract unix sockets to outside the sandbox (ABI >= 6); UDP and named unix sockets are not
+covered. Every confined command also runs with no_new_privs, so setuid programs (sudo) gain nothing.
+
+How: ``argv`` prefixes ``python -I -S launch.py SPEC --``; the launcher applies the ruleset to itself and execs
+the command (no code runs between fork and exec in this process, which is threaded). It fails closed with
+exit code 126. ``landlock_abi()`` / ``sandbox_support()`` ask the kernel; setting the environment variable
+``AMPLIFIER_SANDBOX_FORCE_UNAVAILABLE=1`` makes them answer "no Landlock" (for tests of that path only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .landlock import FORCE_UNAVAILABLE_ENV
+from .launch import EXIT_CANNOT_CONFINE
+from .policy import (
+    MODES,
+    WRITABLE_DEVICES,
+    Confinement,
+    SandboxMode,
+    SandboxPolicy,
+    SandboxSupport,
+    confine,
+    landlock_abi,
+    sandbox_support,
+)
+
+__all__ = [
+    "EXIT_CANNOT_CONFINE", "FORCE_UNAVAILABLE_ENV", "MODES", "WRITABLE_DEVICES", "Confinement", "SandboxMode",
+    "SandboxPolicy", "SandboxSupport", "confine", "create_confined_subprocess_exec", "landlock_abi",
+    "sandbox_support",
+]
+
+
+async def create_confined_subprocess_exec(confinement: Confinement, program: str, *args: str,
+                                          **kwargs: Any) -> Any:
+    """``asyncio.create_subprocess_exec`` of ``program args`` under ``confinement`` (same keyword arguments)."""
+    import asyncio
+
+    argv = confinement.argv([program, *args])
+    return await asyncio.create_subprocess_exec(*argv, **kwargs)

@@ -1,0 +1,56 @@
+"""Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
+
+SPEC is JSON ``{"write": [paths], "deny_network": bool}``. The launcher sets no_new_privs, enforces a
+Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``) and replaces itself with
+PROGRAM, which inherits the confinement, as does everything PROGRAM starts. It fails closed: when the ruleset
+cannot be enforced it prints why and exits 126 without running PROGRAM.
+
+A separate process rather than a ``preexec_fn``: code between fork and exec in a threaded Python (the app
+warms up SDK imports in threads) can deadlock, and asyncio's subprocess transports run fork_exec themselves.
+Costs one interpreter start (``python -I -S`` + ctypes, measured by bench/sandbox_launch.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+EXIT_CANNOT_CONFINE = 126
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import landlock  # this directory's landlock.py; stdlib only
+
+    if len(argv) < 3 or argv[1] != "--":
+        print("amplifier sandbox: usage: launch.py SPEC -- PROGRAM [ARGS...]", file=sys.stderr)
+        return 2
+    try:
+        spec = json.loads(argv[0])
+        writable = [str(path) for path in spec["write"]]
+        deny_network = bool(spec.get("deny_network", False))
+    except (ValueError, KeyError, TypeError) as error:
+        print(f"amplifier sandbox: bad SPEC: {error}", file=sys.stderr)
+        return 2
+    abi, why = landlock.abi_version()
+    if abi < 1:
+        print(f"amplifier sandbox: refusing to run unconfined: {why}", file=sys.stderr)
+        return EXIT_CANNOT_CONFINE
+    try:
+        landlock.set_no_new_privs()
+        landlock.restrict_self(abi, writable, deny_network)
+    except OSError as error:
+        print(f"amplifier sandbox: refusing to run unconfined: {error}", file=sys.stderr)
+        return EXIT_CANNOT_CONFINE
+    program = argv[2:]
+    try:
+        os.execvp(program[0], program)
+    except OSError as error:
+        print(f"amplifier sandbox: cannot run {program[0]}: {error.strerror}", file=sys.stderr)
+        return 127
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

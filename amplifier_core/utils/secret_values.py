@@ -1,0 +1,100 @@
+"""Known secret values, by name, and masking them as ``[REDACTED:NAME]`` wherever they appear in nested data.
+
+In the kernel because three parties persist session data and none may write a secret: hooks-logging
+(events.jsonl), hooks-redaction (what observers see) and the app's session store (transcript, exports).
+Each asks ``SecretValues`` the same question. Which values count as secrets is decided by the caller; the
+names of environment variables that hold secrets by convention (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
+...) are offered by ``secret_environment``.
+
+Capability ``secrets.values`` (a ``{NAME: value}`` dict) is how an app hands modules the extra values it
+knows to be secret (e.g. what a profile reads through ``${VAR}`` into a key-like config field).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+SECRETS_CAPABILITY = "secrets.values"
+MIN_SECRET_LENGTH = 8  # shorter values are too likely to be ordinary text ("true", a port number)
+SECRET_ENV_NAME = re.compile(r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|PASSWORD|PASSWD)$",
+                             re.IGNORECASE)
+KEY_LIKE_FIELD = re.compile(r"(?:^|[_-])(?:api[_-]?key|key|token|secret|password|passwd|credentials?|auth|"
+                            r"authorization|private[_-]?key)$", re.IGNORECASE)
+
+
+def marker(name: str) -> str:
+    return f"[REDACTED:{name}]"
+
+
+def secret_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables of ``environ`` (default ``os.environ``) whose names say they hold a secret."""
+    source = os.environ if environ is None else environ
+    return {name: value for name, value in source.items()
+            if SECRET_ENV_NAME.search(name) and isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH}
+
+
+class SecretValues:
+    """A set of named secret values; ``mask`` replaces each occurrence by ``[REDACTED:NAME]``.
+
+    Longer values are replaced first, so a value containing another is masked whole. Masking is
+    copy-on-write: unchanged containers are returned as they are."""
+
+    def __init__(self, named: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
+        items = named.items() if isinstance(named, Mapping) else named
+        by_value: dict[str, str] = {}
+        for name, value in items:
+            if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
+                by_value.setdefault(value, str(name))
+        self._ordered = sorted(by_value.items(), key=lambda item: len(item[0]), reverse=True)
+
+    @classmethod
+    def from_environment(cls, extra: Mapping[str, str] | None = None,
+                         environ: Mapping[str, str] | None = None) -> SecretValues:
+        return cls({**secret_environment(environ), **(extra or {})})
+
+    def __bool__(self) -> bool:
+        return bool(self._ordered)
+
+    def __len__(self) -> int:
+        return len(self._ordered)
+
+    def items(self) -> list[tuple[str, str]]:
+        """(name, value) pairs, for handing on (capability ``secrets.values``)."""
+        return [(name, value) for value, name in self._ordered]
+
+    def names(self) -> list[str]:
+        return sorted({name for _, name in self._ordered})
+
+    def mask_text(self, text: str) -> str:
+        if len(text) < MIN_SECRET_LENGTH:
+            return text
+        for value, name in self._ordered:
+            if value in text:
+                text = text.replace(value, marker(name))
+        return text
+
+    def mask(self, value: Any) -> Any:
+        """A copy of ``value`` (strings, dicts, lists, tuples, nested) with every secret masked; other values
+        (numbers, objects) are returned unchanged. The same object when nothing needed masking."""
+        if not self._ordered:
+            return value
+        if isinstance(value, str):
+            return self.mask_text(value)
+        if isinstance(value, dict):
+            changed = False
+            copied: dict[Any, Any] = {}
+            for key, item in value.items():
+                new_key = self.mask_text(key) if isinstance(key, str) else key
+                new_item = self.mask(item)
+                changed = changed or new_item is not item or new_key != key
+                copied[new_key] = new_item
+            return copied if changed else value
+        if isinstance(value, list | tuple):
+            items = [self.mask(item) for item in value]
+            if all(new is old for new, old in zip(items, value, strict=True)):
+                return value
+            return tuple(items) if isinstance(value, tuple) else items
+        return value

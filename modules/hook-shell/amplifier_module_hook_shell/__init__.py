@@ -1,0 +1,88 @@
+"""hook-shell: runs user shell hooks written in the hooks.json format other agents use (PreToolUse,
+PostToolUse, UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact, Notification) on the matching kernel
+events. A hook reads the event as JSON on stdin and answers with its exit code (0 go on, 2 block, other: a
+warning) and optionally JSON on stdout.
+
+Capabilities read at mount: ``session.project_dir`` (else ``session.working_dir``, else the process cwd) for
+where hooks run and where ``.amplifier/hooks/`` is; ``app.user_config_dir`` for the user's ``hooks/hooks.json``;
+``session.transcript_path`` for the ``transcript_path`` field.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from amplifier_core.module_config import ModuleConfigError, parse_module_config
+from amplifier_core.utils.sandbox import confine
+
+from .config import HookSandboxConfig, HookShellConfig
+from .hook_files import hooks_files, load_hooks_file, project_hooks_dir
+from .hook_table import HookConfigError, HookTable, parse_hook_events
+from .shell_hooks import HookSite, ShellHooks, show_message
+
+__amplifier_module_type__ = "hook"
+__all__ = ["HookSandboxConfig", "HookShellConfig", "ShellHooks", "load_hook_table", "mount"]
+
+MODULE_ID = "hook-shell"
+PROJECT_DIR_CAPABILITY = "session.project_dir"
+WORKING_DIR_CAPABILITY = "session.working_dir"
+USER_CONFIG_DIR_CAPABILITY = "app.user_config_dir"
+TRANSCRIPT_CAPABILITY = "session.transcript_path"
+CONFIG_SOURCE = f"{MODULE_ID} config"
+
+
+def _capability(coordinator: Any, name: str) -> Any:
+    getter = getattr(coordinator, "get_capability", None)
+    return getter(name) if getter is not None else None
+
+
+def project_dir_of(coordinator: Any) -> Path:
+    value = _capability(coordinator, PROJECT_DIR_CAPABILITY) or _capability(coordinator, WORKING_DIR_CAPABILITY)
+    return Path(value) if value else Path(os.getcwd())
+
+
+def load_hook_table(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None) -> HookTable:
+    """All hooks in run order: the user's file, the project's files, then the module config."""
+    table = HookTable()
+    files: list[Path] = []
+    if config.user_hooks and user_config_dir is not None:
+        files.extend(hooks_files(user_config_dir / "hooks"))
+    if config.project_hooks:
+        files.extend(hooks_files(project_hooks_dir(project_dir)))
+    for path in files:
+        table.extend(load_hooks_file(path, config.timeout))
+    table.extend(parse_hook_events(config.hooks, CONFIG_SOURCE, config.timeout))
+    return table
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
+    settings = parse_module_config(HookShellConfig, config, MODULE_ID)
+    project_dir = project_dir_of(coordinator)
+    user_dir = _capability(coordinator, USER_CONFIG_DIR_CAPABILITY)
+    try:
+        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None)
+    except HookConfigError as error:
+        text = str(error)
+        raise ModuleConfigError(text if text.startswith(CONFIG_SOURCE) else f"{MODULE_ID}: {text}") from None
+    for warning in table.warnings:
+        show_message(coordinator, warning, "warning")
+    confinement = confine(settings.sandbox.policy(), str(project_dir.resolve()))
+    sandbox_warning = confinement.warning()
+    if sandbox_warning and table.count():
+        show_message(coordinator, f"shell hooks: {sandbox_warning}", "warning")
+    transcript = _capability(coordinator, TRANSCRIPT_CAPABILITY)
+    site = HookSite(project_dir=project_dir, hooks_dir=project_hooks_dir(project_dir),
+                    pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None,
+                    confinement=confinement)
+    shell_hooks = ShellHooks(table, site, coordinator)
+    unregister = [coordinator.hooks.register(event, shell_hooks.handle, priority=settings.priority, name=MODULE_ID)
+                  for event in shell_hooks.kernel_events()]
+
+    def cleanup() -> None:
+        for remove in unregister:
+            remove()
+
+    return cleanup

@@ -1,0 +1,111 @@
+"""What one hook said, read from how its process ended: exit 0 = go on (stdout may hold JSON with a decision,
+changed tool input or context), exit 2 = block with stderr as the reason, anything else = a warning.
+
+Both JSON shapes hooks print are read: the flat one (``decision``, ``reason``, ``additionalContext``,
+upstream's ``contextInjection``) and ``hookSpecificOutput`` (``permissionDecision``, ``permissionDecisionReason``,
+``updatedInput``, ``additionalContext``); ``continue: false`` with ``stopReason`` blocks, ``systemMessage`` is
+shown to the user.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .hook_process import HookRun
+from .hook_table import CommandHook
+
+PLAIN_TEXT_CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
+"""Events where plain (non-JSON) stdout of a successful hook is context for the model."""
+
+_ALLOW = ("allow", "approve")
+_BLOCK = ("deny", "block")
+
+
+@dataclass
+class HookAnswer:
+    block: str | None = None
+    """Reason the hook blocks (exit 2, ``decision: deny|block``, ``continue: false``)."""
+    ask: str | None = None
+    """Reason the hook wants the user asked (PreToolUse ``ask``)."""
+    updated_input: dict[str, Any] | None = None
+    context: str | None = None
+    notice: str | None = None
+    """``systemMessage``: shown to the user."""
+    warning: str | None = None
+
+
+def describe(event: str, hook: CommandHook) -> str:
+    command = " ".join(hook.command.split())
+    if len(command) > 60:  # the end names the script
+        command = "..." + command[-57:]
+    return f"{event} hook `{command}` ({hook.source})"
+
+
+def _first_lines(text: str, limit: int = 300) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _from_json(event: str, label: str, document: dict[str, Any]) -> HookAnswer:
+    answer = HookAnswer()
+    specific = document.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    reason = _text(specific.get("permissionDecisionReason")) or _text(document.get("reason"))
+    decision = specific.get("permissionDecision") or document.get("decision")
+    if isinstance(decision, str):
+        decision = decision.strip().lower()
+    if decision in _BLOCK:
+        answer.block = reason or f"blocked by the {label}"
+    elif decision == "ask" and event == "PreToolUse":
+        answer.ask = reason or f"the {label} asks for your approval"
+    elif decision is not None and decision not in _ALLOW:
+        answer.warning = (f"{label} answered an unknown decision {decision!r} (expected allow, deny or ask); "
+                          "it was ignored")
+    if document.get("continue") is False and answer.block is None:
+        answer.block = _text(document.get("stopReason")) or reason or f"stopped by the {label}"
+    updated = specific.get("updatedInput", document.get("updatedInput"))
+    if updated is not None:
+        if event != "PreToolUse":
+            answer.warning = f"{label} returned updatedInput, which only PreToolUse hooks can; it was ignored"
+        elif not isinstance(updated, dict):
+            answer.warning = f"{label} returned updatedInput that is not a JSON object; it was ignored"
+        else:
+            answer.updated_input = updated
+    answer.context = (_text(specific.get("additionalContext")) or _text(document.get("additionalContext"))
+                      or _text(document.get("contextInjection")))
+    answer.notice = _text(document.get("systemMessage"))
+    return answer
+
+
+def read_answer(event: str, hook: CommandHook, run: HookRun) -> HookAnswer:
+    label = describe(event, hook)
+    if run.timed_out:
+        return HookAnswer(warning=f"{label} timed out after {hook.timeout:g}s and was stopped")
+    if run.exit_code == 2:
+        return HookAnswer(block=_first_lines(run.stderr, 2000) or f"blocked by the {label} (exit code 2)")
+    if run.exit_code != 0:
+        how = f"was killed by signal {-run.exit_code}" if run.exit_code and run.exit_code < 0 else \
+            f"failed with exit code {run.exit_code}"
+        said = _first_lines(run.stderr)
+        return HookAnswer(warning=f"{label} {how}" + (f": {said}" if said else ""))
+    output = run.stdout.strip()
+    if not output:
+        return HookAnswer()
+    if output.startswith(("{", "[")):
+        try:
+            document = json.loads(output)
+        except json.JSONDecodeError as error:
+            return HookAnswer(warning=f"{label} printed invalid JSON ({error.msg} at line {error.lineno} column "
+                                      f"{error.colno}); its output was ignored")
+        if not isinstance(document, dict):
+            return HookAnswer(warning=f"{label} printed JSON that is not an object; its output was ignored")
+        return _from_json(event, label, document)
+    if event in PLAIN_TEXT_CONTEXT_EVENTS:
+        return HookAnswer(context=output)
+    return HookAnswer()

@@ -1,0 +1,70 @@
+"""Hooks run in the same OS sandbox as tool-bash (amplifier_core.utils.sandbox): writes only in the project and
+the temp dir by default, no_new_privs, `off` and "no Landlock" said out loud, `required` refuses to run."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hook_lab import messages, one_hook
+
+from amplifier_core.utils.sandbox import FORCE_UNAVAILABLE_ENV
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A directory outside every write root (not under the project, not under the temp dir)."""
+    path = Path(tempfile.mkdtemp(prefix="amplifier-hook-shell-test-", dir="/var/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+async def pre(coordinator):
+    return await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}})
+
+
+async def test_a_hook_writes_in_the_project_but_not_outside_and_the_warning_says_why(lab, outside) -> None:
+    escape = lab.script("escape.sh", f'echo in > "$AMPLIFIER_PROJECT_DIR/inside.txt"\necho out > "{outside}/x.txt"')
+    lab.write_hooks({"PreToolUse": one_hook(escape)})
+    coordinator = await lab.mount()
+    assert (await pre(coordinator)).action == "continue"
+    assert (lab.project / "inside.txt").read_text() == "in\n"
+    assert not (outside / "x.txt").exists()
+    (warning,) = messages(coordinator)
+    assert "failed with exit code 1" in warning
+    assert "Blocked by the sandbox" in warning and f"{outside}/x.txt" in warning
+
+
+async def test_write_roots_widen_the_sandbox_and_off_lifts_it_with_a_warning(lab, outside) -> None:
+    lab.write_hooks({"PreToolUse": one_hook(lab.script("write.sh", f'echo out >> "{outside}/x.txt"'))})
+    await pre(await lab.mount({"sandbox": {"write_roots": [str(outside)]}}))
+    assert (outside / "x.txt").read_text() == "out\n"
+    unconfined = await lab.mount({"sandbox": "off"})
+    assert any("shell hooks: sandbox off" in message for message in messages(unconfined))
+    await pre(unconfined)
+    assert (outside / "x.txt").read_text() == "out\nout\n"
+
+
+async def test_hooks_run_with_no_new_privs(lab) -> None:
+    lab.write_hooks({"PreToolUse": one_hook(lab.script(
+        "privs.sh", 'grep NoNewPrivs /proc/self/status > "$AMPLIFIER_PROJECT_DIR/privs.txt"'))})
+    await pre(await lab.mount())
+    assert (lab.project / "privs.txt").read_text().split() == ["NoNewPrivs:", "1"]
+
+
+async def test_without_landlock_hooks_run_with_a_warning_or_not_at_all_when_required(
+        lab, outside, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FORCE_UNAVAILABLE_ENV, "1")
+    lab.write_hooks({"PreToolUse": one_hook(lab.script("write.sh", f'echo out >> "{outside}/x.txt"'))})
+    degraded = await lab.mount()
+    assert any("shell hooks: sandbox not fully enforced" in message for message in messages(degraded))
+    await pre(degraded)
+    assert (outside / "x.txt").read_text() == "out\n"  # runs as before, unconfined
+
+    required = await lab.mount({"sandbox": {"required": True}})
+    assert (await pre(required)).action == "continue"
+    assert (outside / "x.txt").read_text() == "out\n"  # not run again
+    assert any("was not run. Not run: the sandbox is required" in message for message in messages(required))
