@@ -16,7 +16,7 @@ from typer.core import TyperGroup
 from . import __version__
 
 # One entry per file in amplifier_cli/commands/ (each defines `register(root: typer.Typer) -> None`).
-COMMAND_MODULES: tuple[str, ...] = ("profile", "module", "source", "run", "session", "agents")
+COMMAND_MODULES: tuple[str, ...] = ("profile", "module", "source", "run", "session", "agents", "mcp")
 
 
 class AmplifierGroup(TyperGroup):

@@ -199,7 +199,7 @@ def _forget_path_import(import_name: str) -> None:
     top = import_name.split(".")[0]
     module = _PATH_IMPORTS.pop(top, None)
     if module is not None and sys.modules.get(top) is module:
-        for loaded in [key for key in sys.modules if key == top or key.startswith(top + ".")]:
+        for loaded in [key for key in list(sys.modules) if key == top or key.startswith(top + ".")]:
             del sys.modules[loaded]
 
 
@@ -236,7 +236,7 @@ def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
     package_dir = package_dir.resolve()
     if existing is not None and existing_file and Path(existing_file).resolve().parent == package_dir:
         return existing
-    for loaded in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
+    for loaded in [key for key in list(sys.modules) if key == name or key.startswith(name + ".")]:
         del sys.modules[loaded]
     spec = importlib.util.spec_from_file_location(
         name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]

@@ -184,7 +184,7 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     session.loader.prepare_config = expand_for_mount
     coordinator.register_capability("session.working_dir", str(located.paths.cwd))
     # the project root (where .amplifier/ is; the cwd when there is none) and the user config dir: hook-shell
-    # runs hooks in the project and reads <config dir>/hooks/hooks.json
+    # runs hooks in the project and reads <config dir>/hooks/hooks.json; tool-mcp reads the mcp.json files there
     coordinator.register_capability("session.project_dir", str(located.paths.project_root or located.paths.cwd))
     coordinator.register_capability("app.user_config_dir", str(located.paths.config_dir))
     coordinator.register_capability("session.dir", str(record.directory))

@@ -82,6 +82,22 @@ class LiveSession:
     def tool_names(self) -> list[str]:
         return sorted(self.coordinator.get("tools") or {})
 
+    def mcp_servers(self) -> list[dict[str, Any]]:
+        """tool-mcp's rows (name, state, transport, tools, error, ...); empty when it is not mounted."""
+        status = self.coordinator.get_capability("mcp.status")
+        return list(status()) if callable(status) else []
+
+    def mcp_prompts(self) -> list[dict[str, Any]]:
+        """Prompts of connected MCP servers, each with its slash command name (``mcp__<server>__<prompt>``)."""
+        prompts = self.coordinator.get_capability("mcp.prompts")
+        return list(prompts()) if callable(prompts) else []
+
+    async def mcp_prompt_text(self, server: str, name: str, arguments: dict[str, str]) -> str:
+        get_prompt = self.coordinator.get_capability("mcp.get_prompt")
+        if not callable(get_prompt):
+            raise LookupError("no MCP servers are connected in this session")
+        return await get_prompt(server, name, arguments)
+
     async def execute(self, prompt: str) -> str:
         """Run one turn; metadata (turn count, status) is saved whatever happens."""
         coordinator = self.coordinator

@@ -279,7 +279,7 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
 
     # Hide an already-imported package of the same name so absolute self-imports resolve to the copy being
     # validated (which is first on sys.path for the duration), then put everything back as it was.
-    hidden = {name: sys.modules.pop(name) for name in [key for key in sys.modules if owned(key)]}
+    hidden = {name: sys.modules.pop(name) for name in [key for key in list(sys.modules) if owned(key)]}
     parent_entry = str(parent.resolve())
     sys.path.insert(0, parent_entry)
     try:
@@ -303,7 +303,7 @@ def isolated_import(module_path: str | Path) -> Iterator[tuple[ModuleType | None
     finally:
         if parent_entry in sys.path:
             sys.path.remove(parent_entry)
-        for name in [key for key in sys.modules if owned(key)]:
+        for name in [key for key in list(sys.modules) if owned(key)]:
             del sys.modules[name]
         sys.modules.update(hidden)
 

@@ -38,6 +38,7 @@ class Repl:
         self.model_override: str | None = None
         self.exit_code = EXIT_OK
         self.prompt_session: Any = None
+        self.completer: ReplCompleter | None = None
 
     # -- session ------------------------------------------------------------------------------------------
     def start_opening(self) -> None:
@@ -85,6 +86,9 @@ class Repl:
         self.live = task.result()
         for warning in self.live.warnings:
             say(f"warning: {warning}", "warning")
+        if self.completer is not None:  # MCP prompts are slash commands once their servers are connected
+            self.completer.set_extra_commands(
+                [("/" + p["command"], p["description"] or "MCP prompt") for p in self.live.mcp_prompts()])
         say(self.session_line(), "dim")
 
     def session_line(self) -> str:
@@ -167,8 +171,8 @@ class Repl:
         history, warning = open_history(history_path(self.paths.data_dir, project))
         if warning:
             say(f"warning: {warning}", "warning")
-        completer = ReplCompleter([(name, description) for name, description, _ in COMMANDS], self.paths.cwd)
-        self.prompt_session = build_prompt_session(history, completer)
+        self.completer = ReplCompleter([(name, description) for name, description, _ in COMMANDS], self.paths.cwd)
+        self.prompt_session = build_prompt_session(history, self.completer)
         self.start_opening()
         try:
             while True:

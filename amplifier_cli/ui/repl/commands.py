@@ -42,6 +42,9 @@ async def _status(repl: Any, argument: str) -> bool:
         ("cost", cost),
         ("tools", ", ".join(live.tool_names) or "none"),
     ]
+    servers = live.mcp_servers()
+    if servers:
+        rows.append(("mcp", " · ".join(f"{row['name']} {row['state']} ({row['tools']} tools)" for row in servers)))
     sandbox = live.sandbox_status()
     if sandbox is not None:
         rows.append(("sandbox", str(sandbox.get("summary") or sandbox.get("mode"))))
@@ -66,6 +69,73 @@ async def _tools(repl: Any, argument: str) -> bool:
         description = str(getattr(tools[name], "description", "") or "").strip().splitlines()
         first = description[0] if description else ""
         say_parts(("info", f"  {name:<18}"), (None, first if len(first) <= 80 else first[:79] + "…"))
+    return True
+
+
+async def _mcp(repl: Any, argument: str) -> bool:
+    from ..mcp_views import session_server_lines
+
+    live = await repl.session()
+    if live is None:
+        return True
+    rows = live.mcp_servers()
+    if not rows:
+        say("No MCP servers in this session. Add one with `amplifier mcp add NAME -- COMMAND ARGS...` "
+            "(and mount tool-mcp in the profile).", "dim")
+        return True
+    for row, line in zip(rows, session_server_lines(rows), strict=True):
+        say("  " + line, "ok" if row["state"] == "connected" else "warning")
+    for prompt in live.mcp_prompts():
+        arguments = " ".join(f"{a['name']}=…" if a["required"] else f"[{a['name']}=…]" for a in prompt["arguments"])
+        say_parts(("info", f"  /{prompt['command']} {arguments}".rstrip()), ("dim", f"  {prompt['description']}"))
+    return True
+
+
+async def _mcp_prompt(repl: Any, name: str, argument: str) -> bool:
+    """`/mcp__<server>__<prompt> ARGS`: the server's prompt, filled in, sent as the next message. ARGS are
+    `key=value` pairs or values in the order the prompt declares its arguments."""
+    import shlex
+
+    live = await repl.session()
+    if live is None:
+        return True
+    prompt = next((p for p in live.mcp_prompts() if "/" + p["command"].lower() == name), None)
+    if prompt is None:
+        say(f"Unknown command {name}. /mcp lists the MCP prompts of this session.", "warning")
+        return True
+    declared = [a["name"] for a in prompt["arguments"]]
+    try:
+        words = shlex.split(argument)
+    except ValueError as error:
+        say(f"Could not read the arguments: {error}", "error")
+        return True
+    values: dict[str, str] = {}
+    positional: list[str] = []
+    for word in words:
+        key, found, value = word.partition("=")
+        if found and key in declared:
+            values[key] = value
+        else:
+            positional.append(word)
+    open_names = [d for d in declared if d not in values]
+    usage = f"{name} " + " ".join(f"{d}=…" for d in declared)
+    if len(open_names) == 1 and positional:
+        positional = [" ".join(positional)]  # one argument left: the rest of the line is its value
+    if len(positional) > len(open_names):
+        say(f"Too many values for {name}: {usage}", "error")
+        return True
+    values.update(zip(open_names, positional, strict=False))
+    missing = [a["name"] for a in prompt["arguments"] if a["required"] and a["name"] not in values]
+    if missing:
+        say(f"{name} needs {', '.join(missing)}: {usage}", "error")
+        return True
+    try:
+        text = await live.mcp_prompt_text(prompt["server"], prompt["name"], values)
+    except Exception as error:
+        say(f"MCP server '{prompt['server']}' could not give prompt {prompt['name']}: {error}", "error")
+        return True
+    say(f"(prompt {prompt['name']} of MCP server '{prompt['server']}')", "dim")
+    await repl.turn(text)
     return True
 
 
@@ -174,8 +244,9 @@ async def _exit(repl: Any, argument: str) -> bool:
 
 COMMANDS: list[tuple[str, str, Handler]] = [
     ("/help", "show commands and keys", _help),
-    ("/status", "session, profile, provider, model, tokens and cost, tools, sandbox", _status),
+    ("/status", "session, profile, provider, model, tokens and cost, tools, MCP servers, sandbox", _status),
     ("/tools", "mounted tools", _tools),
+    ("/mcp", "MCP servers of this session: state, tools, prompts", _mcp),
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
     ("/clear", "forget the conversation (the system instruction stays)", _clear),
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
@@ -188,6 +259,8 @@ COMMANDS: list[tuple[str, str, Handler]] = [
 async def run_command(repl: Any, line: str) -> bool:
     name, _, argument = line.partition(" ")
     name = name.lower()
+    if name.startswith("/mcp__"):
+        return await _mcp_prompt(repl, name, argument.strip())
     for command, _, handler in COMMANDS:
         if command == name:
             return await handler(repl, argument.strip())

@@ -24,12 +24,16 @@ class ReplCompleter(Completer):
 
     def __init__(self, commands: list[tuple[str, str]], cwd: Path) -> None:
         self.commands = commands
+        self.extra_commands: list[tuple[str, str]] = []  # the session's own (MCP prompts), replaced per session
         self.cwd = cwd
+
+    def set_extra_commands(self, commands: list[tuple[str, str]]) -> None:
+        self.extra_commands = list(commands)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
-            for name, description in self.commands:
+            for name, description in [*self.commands, *self.extra_commands]:
                 if name.startswith(before):
                     yield Completion(name, start_position=-len(before), display_meta=description)
             return

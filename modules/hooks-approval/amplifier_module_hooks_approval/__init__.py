@@ -45,7 +45,7 @@ OPTIONS = [ALLOW_ONCE, ALWAYS_ALLOW, DENY]
 
 class ApprovalConfig(ModuleConfig):
     rules: list[Rule] = []
-    ask_tools: list[str] = ["bash", "write_file", "edit_file"]
+    ask_tools: list[str] = ["bash", "write_file", "edit_file", "mcp__*"]  # MCP tools: unknown effects, ask
     default_action: Literal["allow", "ask", "deny"] = "allow"
     shell_tools: list[str] = ["bash"]
     read_only_commands: list[str] = ["ls", "pwd", "echo", "git status"]

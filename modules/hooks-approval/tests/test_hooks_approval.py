@@ -48,6 +48,14 @@ async def test_write_and_edit_tools_are_asked_for_with_medium_risk() -> None:
         assert result.action == "ask_user" and "Risk: medium" in result.approval_prompt
 
 
+async def test_mcp_tools_are_asked_for_by_default_and_a_server_wide_rule_allows_them() -> None:
+    asked = await pre(await mounted(), "mcp__time__get_current_time", timezone="UTC")
+    assert asked.action == "ask_user" and "Risk: medium" in asked.approval_prompt
+    allowed = await mounted({"rules": [{"tool": "mcp__time__*", "action": "allow"}]})
+    assert (await pre(allowed, "mcp__time__get_current_time", timezone="UTC")).action == "continue"
+    assert (await pre(allowed, "mcp__git__git_commit", message="x")).action == "ask_user"
+
+
 async def test_a_read_only_prefix_cannot_carry_another_command() -> None:
     result = await pre(await mounted(), "bash", command="ls; rm -rf build")
     assert result.action == "ask_user"

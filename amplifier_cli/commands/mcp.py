@@ -1,0 +1,135 @@
+"""`amplifier mcp list|add|remove|get|test`: MCP servers in the files tool-mcp reads, by scope."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(help="MCP servers: list, add, remove, show and test them.", no_args_is_help=True)
+
+GLOBAL_HELP = "All projects: the user's mcp.json (the default for add)."
+PROJECT_HELP = "This project, amplifier only: .amplifier/mcp.json."
+SHARED_HELP = "This project, shared with other agents: .mcp.json."
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="mcp")
+
+
+def _pairs(values: list[str], separator: str, option: str) -> dict[str, str]:
+    from ..errors import UsageError
+
+    pairs: dict[str, str] = {}
+    for value in values:
+        key, found, rest = value.partition(separator)
+        if not found or not key.strip():
+            raise UsageError.single(f"{option} '{value}' is not KEY{separator}VALUE",
+                                    fix=f"write {option} KEY{separator}VALUE")
+        pairs[key.strip()] = rest.strip() if separator == ":" else rest
+    return pairs
+
+
+@app.command("list")
+def list_servers(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Servers of every scope (user, project, shared); a later scope overrides an earlier one by name."""
+    from ..ui.mcp_views import server_rows
+
+    rows = server_rows()
+    if json_output:
+        from ..ui.tables import print_json
+
+        print_json(rows)
+        return
+    from ..ui.tables import print_table
+
+    table = [(r["name"], r["transport"], r["target"],
+              r["scope"] + ("" if r["active"] else " (overridden)") + (" (disabled)" if r["disabled"] else ""),
+              r["file"]) for r in rows]
+    print_table("MCP servers", ["Name", "Transport", "Command / URL", "Scope", "File"], table,
+                empty="No MCP servers. Add one with 'amplifier mcp add NAME -- COMMAND ARGS...' or "
+                      "'amplifier mcp add NAME URL'.")
+
+
+@app.command("add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def add(
+    name: str = typer.Argument(..., help="Server name (letters, digits, '-', '_'); tools become mcp__NAME__TOOL."),
+    target: list[str] = typer.Argument(None, help="COMMAND ARGS... (stdio; put them after --) or an http(s) URL."),
+    transport: str = typer.Option(None, "--transport", "-t", help="stdio, http or sse (default: from TARGET)."),
+    env: list[str] = typer.Option([], "--env", "-e", help="KEY=VALUE for a stdio server (repeatable; ${VAR} ok)."),
+    header: list[str] = typer.Option([], "--header", "-H", help="'Name: value' for an HTTP server (repeatable)."),
+    global_: bool = typer.Option(False, "--global", help=GLOBAL_HELP),
+    project: bool = typer.Option(False, "--project", help=PROJECT_HELP),
+    shared: bool = typer.Option(False, "--shared", help=SHARED_HELP),
+) -> None:
+    """Add (or replace) server NAME: `amplifier mcp add time -- uvx mcp-server-time` or
+    `amplifier mcp add docs https://host/mcp -H 'Authorization: Bearer ${TOKEN}'`."""
+    from ..config.mcp_servers import add_server, server_spec
+    from ..config.paths import AmplifierPaths
+    from ..ui.mcp_views import scope_from_flags
+
+    scope = scope_from_flags(global_, project, shared) or "user"
+    spec = server_spec(list(target or []), transport=transport, env=_pairs(env, "=", "--env"),
+                       headers=_pairs(header, ":", "--header"))
+    path = add_server(AmplifierPaths.discover(), scope, name, spec)
+    typer.echo(f"Added MCP server '{name}' ({scope} scope, {path}). Check it with: amplifier mcp test {name}")
+
+
+@app.command("remove")
+def remove(
+    name: str = typer.Argument(..., help="Server name."),
+    global_: bool = typer.Option(False, "--global", help=GLOBAL_HELP),
+    project: bool = typer.Option(False, "--project", help=PROJECT_HELP),
+    shared: bool = typer.Option(False, "--shared", help=SHARED_HELP),
+) -> None:
+    """Remove server NAME from the scope given, or from the one file that defines it."""
+    from ..config.mcp_servers import remove_server
+    from ..config.paths import AmplifierPaths
+    from ..ui.mcp_views import scope_from_flags
+
+    path = remove_server(AmplifierPaths.discover(), name, scope_from_flags(global_, project, shared))
+    typer.echo(f"Removed MCP server '{name}' from {path}")
+
+
+@app.command("get")
+def get(
+    name: str = typer.Argument(..., help="Server name."),
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """The definition of server NAME that sessions use, and the file it comes from."""
+    from ..ui.mcp_views import server_definition
+
+    row = server_definition(name)
+    if json_output:
+        from ..ui.tables import print_json
+
+        print_json(row)
+        return
+    import json
+
+    typer.echo(f"{row['name']} ({row['transport']}, {row['scope']} scope, {row['file']})")
+    typer.echo(json.dumps(row["spec"], indent=2, ensure_ascii=False))
+
+
+@app.command("test")
+def test(
+    name: str = typer.Argument(..., help="Server name."),
+    timeout: float = typer.Option(30.0, "--timeout", help="Seconds to wait for the server."),
+) -> None:
+    """Connect to server NAME as a session would and list its tools; exit 1 when it does not connect."""
+    import asyncio
+
+    from ..config.mcp_servers import find_server
+    from ..config.paths import AmplifierPaths
+    from ..sessions.mcp_probe import probe_server
+
+    paths = AmplifierPaths.discover()
+    entry = find_server(paths, name)
+    result = asyncio.run(probe_server(paths, entry, timeout))
+    if result.state != "connected":
+        typer.echo(f"MCP server '{name}' did not connect: {result.error}", err=True)
+        if result.log_text.strip():
+            typer.echo("Its stderr:\n" + result.log_text.rstrip(), err=True)
+        raise typer.Exit(1)
+    typer.echo(f"MCP server '{name}' connected ({result.transport}): {len(result.tools)} tool(s)"
+               + (f", {result.prompts} prompt(s)" if result.prompts else ""))
+    for tool in result.tools:
+        typer.echo(f"  mcp__{name}__{tool}")

@@ -1,0 +1,75 @@
+"""`amplifier mcp test NAME`: connect to one server the way a session would (tool-mcp mounted on a kernel
+coordinator, found through its entry point), report its state and tools, and shut it down."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config.mcp_servers import McpServerEntry
+from ..config.paths import AmplifierPaths
+from ..errors import ConfigError, RuntimeFailure
+
+# The server fields tool-mcp knows; files may hold other agents' keys, which its strict config would refuse.
+_SERVER_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", "startup_timeout", "timeout")
+
+
+class _ProbeSession:
+    """The little of a session a coordinator asks for."""
+
+    session_id = "mcp-test"
+    parent_id = None
+    config: dict[str, Any] = {}
+
+
+@dataclass
+class _CollectedMessages:
+    messages: list[str] = field(default_factory=list)
+
+    def show_message(self, message: str, level: str = "info", source: str = "hook") -> None:
+        self.messages.append(message)
+
+
+@dataclass
+class ProbeResult:
+    state: str
+    transport: str
+    tools: list[str]
+    prompts: int
+    error: str | None
+    log_text: str
+
+
+def _tool_mcp_mount() -> Any:
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="amplifier.modules", name="tool-mcp"):
+        return entry.load()
+    raise RuntimeFailure("the tool-mcp module is not installed (fix: reinstall amplifier)")
+
+
+async def probe_server(paths: AmplifierPaths, entry: McpServerEntry, timeout: float) -> ProbeResult:
+    from amplifier_core import ModuleCoordinator
+
+    spec = {key: value for key, value in entry.spec.items() if key in _SERVER_KEYS}
+    spec["startup_timeout"] = timeout
+    coordinator = ModuleCoordinator(_ProbeSession(), display_system=_CollectedMessages())
+    with tempfile.TemporaryDirectory(prefix="amplifier-mcp-test-") as scratch:
+        coordinator.register_capability("session.dir", scratch)
+        coordinator.register_capability("session.working_dir", str(paths.cwd))
+        from amplifier_core.module_config import ModuleConfigError
+
+        try:
+            await _tool_mcp_mount()(coordinator, {"read_config_files": False, "servers": {entry.name: spec}})
+            row = coordinator.get_capability("mcp.status")()[0]
+        except ModuleConfigError as error:
+            raise ConfigError.single(str(error).replace("tool-mcp config: ", ""), file=entry.file,
+                                     key_path=f"mcpServers.{entry.name}", fix="fix the server's definition") from None
+        finally:
+            await asyncio.shield(coordinator.cleanup())
+        log = next(iter(Path(scratch).glob("mcp/*.log")), None)
+        log_text = log.read_text(encoding="utf-8", errors="replace") if log else ""
+    return ProbeResult(row["state"], row["transport"], row["tool_names"], row["prompts"], row["error"], log_text)

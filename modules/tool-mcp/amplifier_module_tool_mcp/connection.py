@@ -1,0 +1,314 @@
+"""One MCP server connection, held open by a background task.
+
+The SDK's transports are anyio context managers that must be entered and left by the same task, so each
+server gets a runner task that opens the transport and the ``ClientSession``, reports ready, and waits to be
+told to stop. Tool calls from other tasks use the session directly; a call cancelled by the user (Ctrl-C)
+makes the SDK send ``notifications/cancelled``. A connection that closes under a call is marked crashed and
+is opened again on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from .env_refs import UnsetVariable, expand
+from .server_specs import ServerDefinition
+
+logger = logging.getLogger(__name__)
+
+State = Literal["starting", "connected", "failed", "crashed", "stopped"]
+CLIENT_NAME = "amplifier"
+
+
+class ServerUnavailable(Exception):
+    """The server is not connected (it failed to start, or could not be restarted)."""
+
+
+@dataclass
+class ConnectionSettings:
+    startup_timeout: float
+    request_timeout: float | None
+    log_dir: Path | None
+    working_dir: Path | None
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    guard_processes: bool = True
+    warn: Callable[[str], None] = field(default=lambda message: logger.warning("%s", message))
+
+
+def leaf_error(error: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, which anyio task groups raise."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def describe_error(error: BaseException) -> str:
+    error = leaf_error(error)
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return text or type(error).__name__
+
+
+class ServerConnection:
+    def __init__(self, definition: ServerDefinition, settings: ConnectionSettings) -> None:
+        self.name = definition.name
+        self.definition = definition
+        self.settings = settings
+        self.state: State = "stopped"
+        self.error: str | None = None
+        self.transport_used: str | None = None
+        self.tools: list[Any] = []  # mcp_types.Tool
+        self.prompts: list[Any] = []  # mcp_types.Prompt
+        self.has_resources = False
+        self._session: Any = None
+        self._runner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._errlog: IO[str] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+    @property
+    def log_path(self) -> Path | None:
+        return self.settings.log_dir / f"{self.name}.log" if self.settings.log_dir else None
+
+    async def connect(self) -> bool:
+        """Start (or restart) the server; False with ``self.error`` set when it does not come up in time."""
+        async with self._lock:
+            if self.state == "connected":
+                return True
+            await self._stop_runner()
+            self.state, self.error = "starting", None
+            ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            ready.add_done_callback(lambda done: done.cancelled() or done.exception())  # read even if abandoned
+            self._stop = asyncio.Event()
+            self._runner = asyncio.create_task(self._run(ready), name=f"mcp-server-{self.name}")
+            timeout = self.definition.spec.startup_timeout or self.settings.startup_timeout
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), timeout)
+            except TimeoutError:
+                await self._stop_runner()
+                return self._failed(f"did not answer within {timeout:g}s")
+            except asyncio.CancelledError:
+                await self._stop_runner()
+                self.state = "stopped"
+                raise
+            except Exception as error:  # the runner has already unwound
+                await self._stop_runner()
+                return self._failed(self._reason(error))
+            self.state = "connected"
+            return True
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._stop_runner()
+            self.state = "stopped"
+
+    def _failed(self, reason: str) -> bool:
+        self.state, self.error = "failed", reason
+        return False
+
+    def _reason(self, error: BaseException) -> str:
+        reason = describe_error(error)
+        last = self._last_log_line()
+        if last and last not in reason:
+            reason = f"{reason} (stderr: {last})"
+        return reason
+
+    def _last_log_line(self) -> str | None:
+        path = self.log_path
+        if path is None or self.definition.spec.transport != "stdio":
+            return None
+        try:
+            with path.open("rb") as log:
+                log.seek(max(path.stat().st_size - 4000, 0))
+                lines = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+        except OSError:
+            return None
+        return lines[-1][:200] if lines else None
+
+    async def _stop_runner(self) -> None:
+        runner, self._runner = self._runner, None
+        self._session = None
+        if runner is None:
+            return
+        self._stop.set()
+        runner.cancel()  # the transports shut their server down under cancellation too (bounded, shielded)
+        with contextlib.suppress(BaseException):
+            await runner
+        if self._errlog is not None:
+            self._errlog.close()
+            self._errlog = None
+
+    async def _run(self, ready: asyncio.Future[None]) -> None:
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                session = await self._open(stack)
+                await self._discover(session)
+                self._session = session
+                ready.set_result(None)
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_exception(ServerUnavailable("startup was cancelled"))
+            raise
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error if isinstance(error, Exception) else ServerUnavailable(str(error)))
+            elif self.state == "connected":
+                self._mark_crashed(describe_error(error))
+        finally:
+            self._session = None
+
+    # -- transports --------------------------------------------------------------------------------------
+    async def _open(self, outer: contextlib.AsyncExitStack) -> Any:
+        from mcp import ClientSession, Implementation
+
+        spec = self.definition.spec
+        kinds = ["http", "sse"] if spec.transport == "auto" else [spec.transport]
+        for index, kind in enumerate(kinds):
+            attempt = contextlib.AsyncExitStack()
+            await attempt.__aenter__()
+            try:
+                read, write = await attempt.enter_async_context(self._transport(kind))
+                session = await attempt.enter_async_context(
+                    ClientSession(read, write, read_timeout_seconds=self.settings.request_timeout,
+                                  client_info=Implementation(name=CLIENT_NAME, version="0.1.0"))
+                )
+                await session.initialize()
+            except BaseException as error:
+                with contextlib.suppress(BaseException):
+                    await attempt.aclose()
+                if not isinstance(error, Exception) or index == len(kinds) - 1:
+                    raise
+                continue
+            outer.push_async_callback(attempt.aclose)
+            self.transport_used = kind
+            return session
+        raise ServerUnavailable("no transport")  # unreachable: the loop returns or raises
+
+    def _transport(self, kind: str) -> contextlib.AbstractAsyncContextManager[Any]:
+        spec = self.definition.spec
+        environ = self.settings.environ
+        try:
+            if kind == "stdio":
+                return self._stdio_transport(environ)
+            url = expand(spec.url, environ)
+            headers = expand(spec.headers, environ)
+        except UnsetVariable as error:
+            raise ServerUnavailable(str(error)) from None
+        if kind == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(url, headers=headers or None)
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        client = httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0))
+        return _owning(client, streamable_http_client(url, http_client=client))
+
+    def _stdio_transport(self, environ: Mapping[str, str]) -> contextlib.AbstractAsyncContextManager[Any]:
+        from mcp import StdioServerParameters, stdio_client
+
+        spec = self.definition.spec
+        command = expand(spec.command, environ)
+        args = expand(spec.args, environ)
+        env = expand(spec.env, environ)
+        cwd = expand(spec.cwd, environ) if spec.cwd else None
+        base = Path(self.settings.working_dir) if self.settings.working_dir else None
+        if cwd and base is not None and not os.path.isabs(cwd):
+            cwd = str(base / cwd)
+        search_path = env.get("PATH") or environ.get("PATH")
+        found = shutil.which(command, path=search_path)
+        if found is None:
+            raise ServerUnavailable(f"command not found: {command}")
+        argv = [found, *args]
+        if self.settings.guard_processes and sys.platform.startswith("linux"):
+            argv = [sys.executable, "-m", "amplifier_module_tool_mcp.process_guard", str(os.getpid()), *argv]
+        parameters = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None,
+                                           cwd=cwd or (str(base) if base else None))
+        return stdio_client(parameters, errlog=self._open_errlog())
+
+    def _open_errlog(self) -> IO[str]:
+        if self._errlog is not None:
+            self._errlog.close()
+        path = self.log_path
+        if path is None:
+            self._errlog = open(os.devnull, "w")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._errlog = path.open("a", encoding="utf-8")
+        return self._errlog
+
+    # -- what the server offers --------------------------------------------------------------------------
+    async def _discover(self, session: Any) -> None:
+        capabilities = session.server_capabilities
+        self.tools = await all_pages(session.list_tools, "tools") if capabilities and capabilities.tools else []
+        self.prompts = (
+            await all_pages(session.list_prompts, "prompts") if capabilities and capabilities.prompts else []
+        )
+        self.has_resources = bool(capabilities and capabilities.resources)
+
+    async def session(self) -> Any:
+        """The live session, reconnecting first when the server crashed since the last call."""
+        if self.state in ("crashed",) or (self.state == "connected" and self._runner and self._runner.done()):
+            if not await self.connect():
+                raise ServerUnavailable(f"MCP server '{self.name}' could not be restarted: {self.error}")
+        if self.state != "connected" or self._session is None:
+            raise ServerUnavailable(f"MCP server '{self.name}' is not connected: {self.error or self.state}")
+        return self._session
+
+    async def request(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Call a ClientSession method; a closed connection marks the server crashed (restarted next call)."""
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        session = await self.session()
+        try:
+            return await getattr(session, method)(*args, **kwargs)
+        except MCPError as error:
+            if error.code != CONNECTION_CLOSED:
+                raise  # the server answered with an error: the connection is fine
+            reason = self._reason(error)
+            what = f"closed the connection ({reason})"
+        except Exception as error:  # the transport failed (an HTTP server gone, a broken stream)
+            reason = describe_error(error)
+            what = f"failed ({reason})"
+        self._mark_crashed(reason)
+        raise ServerUnavailable(f"MCP server '{self.name}' {what}; it is restarted on the next call")
+
+    def _mark_crashed(self, reason: str) -> None:
+        if self.state != "connected":
+            return
+        self.state, self.error = "crashed", reason
+        self._session = None
+        self._stop.set()
+        self.settings.warn(f"MCP server '{self.name}' stopped: {reason} (restarted on the next call)")
+
+
+async def all_pages(list_method: Any, attribute: str) -> list[Any]:
+    from mcp_types import PaginatedRequestParams
+
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(100):  # a server that pages forever is cut off
+        result = await list_method(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        items.extend(getattr(result, attribute))
+        cursor = result.next_cursor
+        if not cursor:
+            break
+    return items
+
+
+@contextlib.asynccontextmanager
+async def _owning(client: Any, transport: contextlib.AbstractAsyncContextManager[Any]) -> Any:
+    """Close the HTTP client we created once the transport is done with it."""
+    async with client, transport as streams:
+        yield streams

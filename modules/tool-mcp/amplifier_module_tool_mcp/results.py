@@ -1,0 +1,63 @@
+"""MCP results -> ``ToolResult``: text as text, structured content as JSON when there is no text, images and
+audio as a short note (the kernel's tool results are text), embedded resources by their text, errors as
+failures. Long results are cut with a note saying how much was left out."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from amplifier_core import ToolResult
+
+
+def cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n\n[result cut: {len(text) - limit} of {len(text)} characters left out]"
+
+
+def _binary_note(kind: str, mime_type: str | None, data: str | None) -> str:
+    try:
+        size = len(base64.b64decode(data or "", validate=False))
+    except ValueError:
+        size = len(data or "")
+    return f"[{kind}: {mime_type or 'unknown type'}, {size} bytes, not shown]"
+
+
+def content_text(block: Any) -> str:
+    """One content block as text."""
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return block.text
+    if kind == "image":
+        return _binary_note("image", block.mime_type, block.data)
+    if kind == "audio":
+        return _binary_note("audio", block.mime_type, block.data)
+    if kind == "resource":
+        return resource_contents_text(block.resource)
+    if kind == "resource_link":
+        described = f" - {block.description}" if getattr(block, "description", None) else ""
+        return f"[resource {block.uri} ({block.name}){described}; read it with mcp_read_resource]"
+    return json.dumps(block.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+
+
+def resource_contents_text(contents: Any) -> str:
+    text = getattr(contents, "text", None)
+    if text is not None:
+        return text
+    return _binary_note(f"blob {contents.uri}", getattr(contents, "mime_type", None), getattr(contents, "blob", ""))
+
+
+def call_result_to_tool_result(result: Any, limit: int) -> ToolResult:
+    """A ``CallToolResult`` as the model should read it."""
+    parts = [content_text(block) for block in result.content or []]
+    text = "\n".join(part for part in parts if part)
+    structured = getattr(result, "structured_content", None)
+    if structured is not None and not text:
+        text = json.dumps(structured, ensure_ascii=False, indent=2)
+    text = cut(text, limit)
+    if result.is_error:
+        return ToolResult(success=False, output=text or "the tool reported an error",
+                          error={"message": text or "the tool reported an error"})
+    return ToolResult(success=True, output=text)

@@ -1,0 +1,141 @@
+"""What an MCP server is (how to start or reach it) and where the definitions come from.
+
+Definitions are merged by name, later wins: the user's ``mcp.json`` in the config dir, the project's
+``.amplifier/mcp.json``, the project's ``.mcp.json`` (the ``{"mcpServers": {...}}`` shape other agents use),
+then the module's ``servers:`` config. Files may carry keys other agents use and we do not (ignored);
+the module config rejects unknown keys like every module config does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from amplifier_core.module_config import ModuleConfigError, describe_config_errors
+
+SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+SERVERS_KEYS = ("mcpServers", "servers")
+
+
+class ServerSpec(BaseModel):
+    """One server: ``command`` (stdio) or ``url`` (Streamable HTTP, or the older HTTP+SSE)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["stdio", "http", "streamable-http", "streamable_http", "sse"] | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    disabled: bool = False
+    startup_timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = Field(default=None, gt=0)  # seconds one request may take
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> ServerSpec:
+        if self.disabled:
+            return self  # `{"disabled": true}` alone switches off a server a lower file defines
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give either 'command' (a stdio server) or 'url' (an HTTP server), not both or neither")
+        if self.command and self.type not in (None, "stdio"):
+            raise ValueError(f"type '{self.type}' needs a 'url', not a 'command'")
+        if self.url and self.type == "stdio":
+            raise ValueError("type 'stdio' needs a 'command', not a 'url'")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http", "sse", "auto"]:
+        """``auto``: a url without a type tries Streamable HTTP first, then the older HTTP+SSE."""
+        if self.command:
+            return "stdio"
+        if self.type == "sse":
+            return "sse"
+        return "http" if self.type else "auto"
+
+
+class StrictServerSpec(ServerSpec):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class ServerDefinition:
+    name: str
+    spec: ServerSpec
+    origin: str  # the file it came from, or "module config"
+
+
+def server_files(config_dir: Path | None, project_root: Path | None) -> list[Path]:
+    """The files read, lowest precedence first."""
+    files: list[Path] = []
+    if config_dir is not None:
+        files.append(config_dir / "mcp.json")
+    if project_root is not None:
+        files += [project_root / ".amplifier" / "mcp.json", project_root / ".mcp.json"]
+    return files
+
+
+def _problem(origin: str, key_path: str, what: str, fix: str) -> ModuleConfigError:
+    return ModuleConfigError(f"{origin}: '{key_path}': {what}; {fix}")
+
+
+def parse_servers(raw: Any, origin: str, key: str, *, strict: bool) -> dict[str, ServerDefinition]:
+    if not isinstance(raw, dict):
+        raise _problem(origin, key, f"must be a mapping of server name to server, got {type(raw).__name__}",
+                       'write {"NAME": {"command": "...", "args": [...]}}')
+    model = StrictServerSpec if strict else ServerSpec
+    found: dict[str, ServerDefinition] = {}
+    for name, body in raw.items():
+        if not isinstance(name, str) or not SERVER_NAME.match(name):
+            raise _problem(origin, f"{key}.{name}", "server names use letters, digits, '-' and '_'",
+                           "rename the server")
+        try:
+            spec = model.model_validate(body if body is not None else {})
+        except ValidationError as error:
+            detail = describe_config_errors(f"{origin}: '{key}.{name}'", model, error)
+            raise ModuleConfigError(detail + "; see the tool-mcp README for the server fields") from None
+        found[name] = ServerDefinition(name, spec, origin)
+    return found
+
+
+def read_server_file(path: Path) -> dict[str, ServerDefinition]:
+    """Servers of one JSON file; a missing file has none, a broken one is an error naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        reason = f"cannot be read ({error.strerror or error})"
+        raise _problem(str(path), "(file)", reason, "fix its permissions") from None
+    if not text.strip():
+        return {}
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ModuleConfigError(
+            f"{path}: line {error.lineno} column {error.colno}: invalid JSON ({error.msg}); fix the JSON"
+        ) from None
+    if not isinstance(document, dict):
+        raise _problem(str(path), "(root)", "must be a JSON object", 'write {"mcpServers": {...}}')
+    for key in SERVERS_KEYS:
+        if key in document:
+            return parse_servers(document[key], str(path), key, strict=False)
+    return {}
+
+
+def merged_servers(
+    files: list[Path], module_servers: dict[str, Any] | None
+) -> dict[str, ServerDefinition]:
+    """All definitions, later wins by name; disabled servers are dropped last (so a later file can disable)."""
+    merged: dict[str, ServerDefinition] = {}
+    for path in files:
+        merged.update(read_server_file(path))
+    if module_servers:
+        merged.update(parse_servers(module_servers, "tool-mcp config", "servers", strict=True))
+    return {name: definition for name, definition in merged.items() if not definition.spec.disabled}

@@ -1,0 +1,24 @@
+"""A small MCP server written with the official ``mcp`` SDK, for tests: over stdio, Streamable HTTP or the older
+HTTP+SSE, as a real separate process.
+
+    python -m mcptestserver --transport stdio|http|sse      # http/sse print their URL as the first stdout line
+
+Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``fail(message)`` (a tool error),
+``big(size)``, ``env(name)``, ``pid()``, ``crash()`` (exits the process), ``slow()`` (waits until cancelled),
+``slow_started()`` and ``was_cancelled()`` (wait, bounded, for ``slow`` to run / be cancelled).
+Prompt ``review(topic)``. Resource ``test://readme``. ``--linger`` (stdio): keep running after stdin closes.
+
+In tests use the fixtures of ``mcptestserver.fixtures``: ``mcp_http_server`` / ``mcp_sse_server`` (one server
+process per test module), and ``stdio_server_env()`` for a stdio server spec.
+"""
+
+from __future__ import annotations
+
+import sys
+
+README_TEXT = "The test server's readme: hello from a resource."
+
+
+def stdio_command() -> list[str]:
+    """argv starting the server over stdio with this interpreter."""
+    return [sys.executable, "-m", "mcptestserver", "--transport", "stdio"]
