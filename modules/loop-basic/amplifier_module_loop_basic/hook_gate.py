@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from amplifier_core.message_models import Message
-from amplifier_core.models import HookResult
+from amplifier_core.models import ContextInjection, HookResult
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,8 @@ class HookGate:
         result = await self.hooks.emit(event, data)
         if not isinstance(result, HookResult):
             return HookResult(action="continue", data=data)
-        if during_tools and result.action == "inject_context" and result.context_injection:
+        if during_tools and result.action == "inject_context" and (result.context_injection
+                                                                    or result.context_injections):
             self._deferred.append((result, event))
             return result
         return await self._apply(result, event)
@@ -62,10 +63,23 @@ class HookGate:
             processed = HookResult(action="deny", reason="No approval system available")
         else:
             processed = result
-        if result.action == "inject_context" and result.context_injection and result.ephemeral:
-            self._ephemeral.append(EphemeralInjection(result.context_injection, result.context_injection_role,
-                                                      result.append_to_last_tool_result))
+        # What is left after processing is ephemeral only (the coordinator stored the durable items): queue
+        # that, not the original result, or a mixed result would send its durable text a second time.
+        if processed.action == "inject_context":
+            for item in _injection_items(processed):
+                if item.ephemeral and item.content:
+                    self._ephemeral.append(EphemeralInjection(item.content, item.role, item.append_to_last_tool_result))
         return processed
+
+
+def _injection_items(result: HookResult) -> list[ContextInjection]:
+    """A result's injections as items: its list, or the one item its scalar fields describe."""
+    if result.context_injections:
+        return list(result.context_injections)
+    if not result.context_injection:
+        return []
+    return [ContextInjection(content=result.context_injection, role=result.context_injection_role,
+                             ephemeral=result.ephemeral, append_to_last_tool_result=result.append_to_last_tool_result)]
 
 
 def with_ephemeral(messages: list[Message], injections: list[EphemeralInjection]) -> list[Message]:

@@ -45,6 +45,21 @@ async def test_prompt_submit_ephemeral_injection_reaches_the_first_request_only(
     assert all(message.get("content") != "today is Monday" for message in harness.messages)
 
 
+async def test_mixed_durable_and_ephemeral_injections_each_reach_the_request_once(harness) -> None:
+    from amplifier_core.models import ContextInjection
+
+    harness.on("prompt:submit", answer(HookResult(action="inject_context", context_injections=[
+        ContextInjection(content="durable rule", role="system"),
+        ContextInjection(content="just for now", role="user", ephemeral=True),
+    ])))
+    provider = FakeProvider(say("ok"))
+    await harness.run("q", provider)
+    texts = [message.content for message in provider.requests[0].messages]
+    assert texts.count("durable rule") == 1 and texts.count("just for now") == 1
+    stored = [message.get("content") for message in harness.messages]
+    assert "durable rule" in stored and "just for now" not in stored
+
+
 async def test_persistent_injection_at_provider_request_is_stored_before_the_request(harness) -> None:
     harness.on("provider:request", answer(HookResult(action="inject_context", context_injection="remember X")))
     provider = FakeProvider(say("ok"))
