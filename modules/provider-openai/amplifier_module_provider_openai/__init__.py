@@ -1,7 +1,8 @@
 """provider-openai: OpenAI models, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio),
 through the official ``openai`` SDK; Responses API by default, Chat Completions with ``api: chat``.
 
-Importing this package does not import the SDK; the provider imports it when it first talks to the server.
+Importing this package imports neither the SDK nor the provider's code: a profile that lists this provider
+without a key (the bundled `minimal` and `default` do) pays nothing for it. The SDK loads on first use.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from amplifier_core.module_config import parse_module_config
 
 from .config import API_KEY_ENV, BASE_URL_ENV, PLACEHOLDER_KEY, OpenAIConfig
-from .provider import OpenAIProvider
+
+if TYPE_CHECKING:
+    from .provider import OpenAIProvider
 
 __amplifier_module_type__ = "provider"
 __all__ = ["OpenAIConfig", "OpenAIProvider", "mount"]
@@ -32,6 +35,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
         logger.warning("provider-openai not mounted: no API key; set %s (or `api_key` in its config), or set "
                        "`base_url` / %s for a local OpenAI-compatible server", API_KEY_ENV, BASE_URL_ENV)
         return None
+    from .provider import OpenAIProvider
+
     provider = OpenAIProvider(settings, api_key=api_key or PLACEHOLDER_KEY, base_url=base_url,
                               coordinator=coordinator)
     await coordinator.mount("providers", provider, name=provider.name)
@@ -41,3 +46,12 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
         await provider.close()
 
     return cleanup
+
+
+def __getattr__(name: str) -> Any:
+    """`OpenAIProvider` stays importable from the package, loaded only when asked for."""
+    if name == "OpenAIProvider":
+        from .provider import OpenAIProvider
+
+        return OpenAIProvider
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -128,6 +129,15 @@ def test_importing_the_package_does_not_import_the_sdk():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'httpx2', 'httpx')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_profile_listing_it_without_a_key_does_not_load_the_provider_code():
+    code = ("import asyncio, sys, amplifier_module_provider_openai as m; "
+            "print(asyncio.run(m.mount(object(), {})), "
+            "sorted(n for n in sys.modules if n.startswith('amplifier_module_provider_openai.provider')))")
+    env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert result.stdout.strip() == "None []"
 
 
 async def test_the_kernel_provider_validator_passes():
