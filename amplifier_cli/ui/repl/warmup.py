@@ -9,8 +9,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-# Bundled provider module id -> the SDK package it imports on first use.
-PROVIDER_SDKS = {"provider-anthropic": "anthropic", "provider-openai": "openai"}
+from ...sessions.sdk_imports import PROVIDER_SDKS
 
 
 def provider_sdks(plan: dict[str, Any]) -> list[str]:
@@ -18,7 +17,7 @@ def provider_sdks(plan: dict[str, Any]) -> list[str]:
     names = []
     for entry in plan.get("providers") or []:
         module_id = entry.get("module") if isinstance(entry, dict) else entry
-        sdk = PROVIDER_SDKS.get(str(module_id))
+        sdk = PROVIDER_SDKS.get(str(module_id), (None, ()))[0]
         if sdk and sdk not in names:
             names.append(sdk)
     return names
