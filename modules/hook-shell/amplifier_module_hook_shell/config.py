@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from amplifier_core.module_config import ModuleConfig
-from amplifier_core.utils.sandbox import SandboxPolicy
+from amplifier_core.utils.sandbox.settings import SandboxSettings
 
 from .hook_table import DEFAULT_TIMEOUT
 
-
-class HookSandboxConfig(ModuleConfig):
-    """``sandbox:``: the same keys as tool-bash's (a mode string is short for ``{mode: ...}``), so ``--sandbox``
-    and a profile set both alike."""
-
-    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
-    write_roots: list[str] = Field(default_factory=list)
-    network: bool = True
-    required: bool = False
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mode_shorthand(cls, value: Any) -> Any:
-        return {"mode": value} if isinstance(value, str) else value
-
-    def policy(self) -> SandboxPolicy:
-        return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots), network=self.network,
-                             required=self.required)
+# ``sandbox:``: the same schema as tool-bash's (the kernel's), so ``--sandbox`` and a profile set both alike.
+HookSandboxConfig = SandboxSettings
 
 
 class HookShellConfig(ModuleConfig):

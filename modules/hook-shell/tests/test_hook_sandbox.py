@@ -68,3 +68,11 @@ async def test_without_landlock_hooks_run_with_a_warning_or_not_at_all_when_requ
     assert (await pre(required)).action == "continue"
     assert (outside / "x.txt").read_text() == "out\n"  # not run again
     assert any("was not run. Not run: the sandbox is required" in message for message in messages(required))
+
+
+async def test_yaml_off_read_as_false_means_off_as_for_tool_bash(lab) -> None:
+    """`sandbox: off` / `{mode: off}` in YAML arrive as false: the same shared schema reads them as off."""
+    lab.write_hooks({"PreToolUse": one_hook(lab.script("noop.sh", "true"))})
+    for value in (False, {"mode": False}):
+        coordinator = await lab.mount({"sandbox": value})
+        assert any("shell hooks: sandbox off" in message for message in messages(coordinator))

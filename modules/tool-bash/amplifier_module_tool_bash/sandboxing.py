@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Literal
-
-from pydantic import Field, model_validator
+from typing import Any
 
 from amplifier_core.models import HookResult
-from amplifier_core.module_config import ModuleConfig
-from amplifier_core.utils.sandbox import WRITABLE_DEVICES, Confinement, SandboxPolicy, confine
+from amplifier_core.utils.sandbox import WRITABLE_DEVICES, Confinement, confine
+from amplifier_core.utils.sandbox.settings import SandboxSettings
 
 logger = logging.getLogger(__name__)
 
@@ -29,36 +27,8 @@ UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
 _warned: set[str] = set()  # one warning per process, however many sessions (sub-agents) mount the tool
 
 
-def normalize_sandbox_value(value: Any) -> Any:
-    """``sandbox: read-only`` means ``{mode: read-only}``; YAML reads a bare ``off`` as false, so false (also as
-    ``mode``) means off and true means the default."""
-    if value is False:
-        return {"mode": "off"}
-    if value is True:
-        return {}
-    if isinstance(value, str):
-        return {"mode": value}
-    if isinstance(value, dict) and value.get("mode") is False:
-        return {**value, "mode": "off"}
-    return value
-
-
-class SandboxConfig(ModuleConfig):
-    """``sandbox:`` in tool-bash's config: a mode string, or the mapping below."""
-
-    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
-    write_roots: list[str] = Field(default_factory=list)
-    network: bool = True
-    required: bool = False
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mode_shorthand(cls, value: Any) -> Any:
-        return normalize_sandbox_value(value)
-
-    def policy(self) -> SandboxPolicy:
-        return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots), network=self.network,
-                             required=self.required)
+# tool-bash's ``sandbox:`` key: the kernel's shared schema (hook-shell reads the same).
+SandboxConfig = SandboxSettings
 
 
 class ToolSandbox:
