@@ -80,6 +80,9 @@ def _from_json(event: str, label: str, document: dict[str, Any]) -> HookAnswer:
     answer.context = (_text(specific.get("additionalContext")) or _text(document.get("additionalContext"))
                       or _text(document.get("contextInjection")))
     answer.notice = _text(document.get("systemMessage"))
+    if "newContent" in document and answer.warning is None:
+        answer.warning = (f"{label} returned newContent, which is not supported here; it was ignored (a PreToolUse "
+                          'hook changes the call with {"hookSpecificOutput": {"updatedInput": {...}}})')
     return answer
 
 

@@ -17,8 +17,14 @@ HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "Session
                "Notification")
 """Hook events this module runs."""
 
-UNSUPPORTED_EVENTS = ("PostToolUseFailure", "PermissionRequest", "SubagentStart", "SubagentStop")
-"""Events of other agents' configs with no counterpart here: their hooks are skipped with a warning."""
+UNSUPPORTED_EVENTS = {
+    "PostToolUseFailure": "PostToolUse hooks run for failed calls too (tool_response.success is false)",
+    "PermissionRequest": "use a PreToolUse hook that answers a permissionDecision (allow, deny or ask)",
+    "SubagentStart": "sub-agents mount the same hooks: use SessionStart (parent_session_id is set)",
+    "SubagentStop": "sub-agents mount the same hooks: use Stop (parent_session_id is set)",
+}
+"""Events of other agents' configs with no counterpart here -> what to use instead; their hooks are skipped with a
+warning."""
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -78,8 +84,8 @@ def _compile_matcher(value: Any, source: str, key_path: str) -> tuple[str, re.Pa
                     'write a tool name or a regular expression such as "Bash|Write"')
     if value.strip() in ("", "*"):
         return value, None
-    try:
-        return value, re.compile(value)
+    try:  # case-insensitive, as upstream Amplifier's hook-shell matches
+        return value, re.compile(value, re.IGNORECASE)
     except re.error as error:
         raise _fail(source, key_path, f"{value!r} is not a regular expression ({error})",
                     'write a valid regular expression such as "Bash|Write" or "mcp__.*"') from None
@@ -108,7 +114,8 @@ def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, 
 
 def _unknown_event_warning(source: str, event: str) -> str:
     if event in UNSUPPORTED_EVENTS:
-        return f"{source}: hooks.{event}: this event does not exist in amplifier; its hooks are skipped"
+        return (f"{source}: hooks.{event}: this event does not exist in amplifier; its hooks are skipped "
+                f"({UNSUPPORTED_EVENTS[event]})")
     close = difflib.get_close_matches(event, HOOK_EVENTS, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return (f"{source}: hooks.{event}: unknown hook event{hint}; its hooks are skipped. "
@@ -129,11 +136,14 @@ def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_
         if event not in HOOK_EVENTS:
             table.warnings.append(_unknown_event_warning(source, str(event)))
             continue
+        single = isinstance(groups, dict)
+        if single:  # one matcher group without the list around it, as upstream reads it
+            groups = [groups]
         if not isinstance(groups, list):
             raise _fail(source, event_path, f"must be a list of matcher groups, not {type(groups).__name__}",
                         'write [{"matcher": "...", "hooks": [{"type": "command", "command": "..."}]}]')
         for index, group in enumerate(groups):
-            group_path = f"{event_path}[{index}]"
+            group_path = event_path if single else f"{event_path}[{index}]"
             if not isinstance(group, dict):
                 raise _fail(source, group_path, f"must be an object, not {type(group).__name__}",
                             'write {"matcher": "...", "hooks": [...]}')
