@@ -115,5 +115,6 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     def cleanup() -> None:
         for remove in unregister:
             remove()
+        shell_hooks.env_file.remove()
 
     return cleanup

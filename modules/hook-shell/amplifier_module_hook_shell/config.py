@@ -41,6 +41,10 @@ class HookShellConfig(ModuleConfig):
     user_hooks: bool = True
     """Read ``hooks/hooks.json`` in the user's config dir (capability ``app.user_config_dir``) and upstream's
     ``~/.amplifier/hooks/hooks.json``."""
+    allow_project_hooks: bool | None = None
+    """Upstream's name for ``project_hooks``."""
+    allow_user_hooks: bool | None = None
+    """Upstream's name for ``user_hooks``."""
     hooks_dirs: list[str] | None = None
     """Upstream's list of hooks folders (each read like ``.amplifier/hooks``: ``hooks.json`` then
     ``*/hooks.json``), relative to the project dir, ``~`` expanded. Given, it replaces the project and user
@@ -71,6 +75,13 @@ class HookShellConfig(ModuleConfig):
 
     @model_validator(mode="after")
     def _upstream_keys(self) -> HookShellConfig:
+        for upstream, ours in (("allow_project_hooks", "project_hooks"), ("allow_user_hooks", "user_hooks")):
+            value = getattr(self, upstream)
+            if value is None:
+                continue
+            if ours in self.model_fields_set and getattr(self, ours) != value:
+                raise ValueError(f"'{upstream}' (upstream's name) and '{ours}' disagree; keep one")
+            setattr(self, ours, value)
         if self.default_timeout is not None:
             if "timeout" in self.model_fields_set and self.timeout != self.default_timeout:
                 raise ValueError("'default_timeout' (upstream's name) and 'timeout' disagree; keep one")

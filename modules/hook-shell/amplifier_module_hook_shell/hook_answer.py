@@ -86,12 +86,26 @@ def _from_json(event: str, label: str, document: dict[str, Any]) -> HookAnswer:
     return answer
 
 
+def _json_reason(stdout: str) -> str | None:
+    """The ``reason`` of a JSON answer printed before exiting 2 with nothing on stderr (upstream's examples do)."""
+    try:
+        document = json.loads(stdout)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    specific = document.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    return _text(document.get("reason")) or _text(specific.get("permissionDecisionReason"))
+
+
 def read_answer(event: str, hook: CommandHook, run: HookRun) -> HookAnswer:
     label = describe(event, hook)
     if run.timed_out:
         return HookAnswer(warning=f"{label} timed out after {hook.timeout:g}s and was stopped")
     if run.exit_code == 2:
-        return HookAnswer(block=_first_lines(run.stderr, 2000) or f"blocked by the {label} (exit code 2)")
+        return HookAnswer(block=_first_lines(run.stderr, 2000) or _json_reason(run.stdout)
+                          or f"blocked by the {label} (exit code 2)")
     if run.exit_code != 0:
         how = f"was killed by signal {-run.exit_code}" if run.exit_code and run.exit_code < 0 else \
             f"failed with exit code {run.exit_code}"

@@ -41,4 +41,4 @@ def load_hooks_file(path: Path, default_timeout: float) -> HookTable:
     except json.JSONDecodeError as error:
         raise HookConfigError(f"{path}: line {error.lineno} column {error.colno}: not valid JSON ({error.msg}); "
                               'fix the syntax (the file holds {"hooks": {...}})') from None
-    return parse_hooks_document(document, str(path), default_timeout)
+    return parse_hooks_document(document, str(path), default_timeout, plugin_root=str(path.parent))

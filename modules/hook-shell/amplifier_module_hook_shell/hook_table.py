@@ -41,6 +41,8 @@ class CommandHook:
     timeout: float
     source: str
     """Where it was configured (a file path, or ``hook-shell config``), for warnings the user reads."""
+    plugin_root: str | None = None
+    """The folder of the hooks.json it came from: ``$CLAUDE_PLUGIN_ROOT`` / ``$AMPLIFIER_PLUGIN_ROOT`` for it."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,8 @@ def _compile_matcher(value: Any, source: str, key_path: str) -> tuple[str, re.Pa
                     'write a valid regular expression such as "Bash|Write" or "mcp__.*"') from None
 
 
-def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, table: HookTable
-                ) -> CommandHook | None:
+def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, table: HookTable,
+                plugin_root: str | None) -> CommandHook | None:
     if not isinstance(entry, dict):
         raise _fail(source, key_path, f"must be an object, not {type(entry).__name__}",
                     'write {"type": "command", "command": "..."}')
@@ -109,7 +111,7 @@ def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, 
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise _fail(source, f"{key_path}.timeout", f"must be a positive number of seconds, not {timeout!r}",
                     f"write e.g. \"timeout\": {int(DEFAULT_TIMEOUT)} or leave it out")
-    return CommandHook(command=command, timeout=float(timeout), source=source)
+    return CommandHook(command=command, timeout=float(timeout), source=source, plugin_root=plugin_root)
 
 
 def _unknown_event_warning(source: str, event: str) -> str:
@@ -123,7 +125,7 @@ def _unknown_event_warning(source: str, event: str) -> str:
 
 
 def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_TIMEOUT,
-                      key_prefix: str = "hooks") -> HookTable:
+                      key_prefix: str = "hooks", plugin_root: str | None = None) -> HookTable:
     """Read the value of a ``hooks`` key (event name -> list of matcher groups)."""
     table = HookTable()
     if hooks is None:
@@ -152,7 +154,7 @@ def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_
             if not isinstance(entries, list):
                 raise _fail(source, f"{group_path}.hooks", "is missing or not a list",
                             'write "hooks": [{"type": "command", "command": "..."}]')
-            parsed = [_parse_hook(entry, source, f"{group_path}.hooks[{number}]", default_timeout, table)
+            parsed = [_parse_hook(entry, source, f"{group_path}.hooks[{number}]", default_timeout, table, plugin_root)
                       for number, entry in enumerate(entries)]
             commands = tuple(hook for hook in parsed if hook is not None)
             if commands:
@@ -160,9 +162,10 @@ def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_
     return table
 
 
-def parse_hooks_document(document: Any, source: str, default_timeout: float = DEFAULT_TIMEOUT) -> HookTable:
+def parse_hooks_document(document: Any, source: str, default_timeout: float = DEFAULT_TIMEOUT,
+                         plugin_root: str | None = None) -> HookTable:
     """Read a whole hooks.json document: an object whose ``hooks`` key holds the events."""
     if not isinstance(document, dict):
         raise _fail(source, "(top level)", f"must be a JSON object, not {type(document).__name__}",
                     'write {"hooks": {"PreToolUse": [...]}}')
-    return parse_hook_events(document.get("hooks"), source, default_timeout)
+    return parse_hook_events(document.get("hooks"), source, default_timeout, plugin_root=plugin_root)

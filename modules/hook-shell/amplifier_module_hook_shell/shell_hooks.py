@@ -21,6 +21,7 @@ from amplifier_core import events
 from amplifier_core.models import HookResult, json_default
 from amplifier_core.utils.sandbox import Confinement
 
+from .env_file import ENV_FILE_VARIABLES, HookEnvFile
 from .event_mapping import KERNEL_EVENTS, hook_event_for
 from .hook_answer import HookAnswer, describe, read_answer
 from .hook_environment import hook_environment
@@ -55,6 +56,7 @@ class ShellHooks:
         self.table = table
         self.site = site
         self.coordinator = coordinator
+        self.env_file = HookEnvFile()
 
     def kernel_events(self) -> list[str]:
         """The kernel events that have at least one configured hook."""
@@ -96,7 +98,11 @@ class ShellHooks:
                 answers.append(HookAnswer(warning=f"{describe(hook_event.name, hook)} was not run. {refusal}"))
                 continue
             stdin_data = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
-            run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=cwd, env=env,
+            env_file = str(self.env_file.path)
+            hook_env = {**env, **self.env_file.variables(), **dict.fromkeys(ENV_FILE_VARIABLES, env_file)}
+            if hook.plugin_root:
+                hook_env["CLAUDE_PLUGIN_ROOT"] = hook_env["AMPLIFIER_PLUGIN_ROOT"] = hook.plugin_root
+            run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=cwd, env=hook_env,
                                          timeout=hook.timeout, confinement=confinement)
             answer = read_answer(hook_event.name, hook, run)
             if answer.block is not None and not self.site.allow_blocking:

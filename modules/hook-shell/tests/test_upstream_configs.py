@@ -170,3 +170,51 @@ async def test_a_single_matcher_group_object_and_a_bom_are_read(lab) -> None:
     path.write_text(json.dumps(document), encoding="utf-8-sig")
     assert path.read_bytes().startswith(b"\xef\xbb\xbf")
     assert (await pre(await lab.mount(), "bash")).action == "deny"
+
+
+def test_allow_user_and_project_hooks_are_upstreams_names() -> None:
+    from amplifier_module_hook_shell import HookShellConfig
+
+    config = HookShellConfig(allow_user_hooks=False, allow_project_hooks=False)
+    assert (config.user_hooks, config.project_hooks) == (False, False)
+    with pytest.raises(ValueError, match=r"'allow_user_hooks' \(upstream's name\) and 'user_hooks' disagree"):
+        HookShellConfig(allow_user_hooks=False, user_hooks=True)
+
+
+async def test_variables_written_to_the_env_file_reach_later_hooks(lab) -> None:
+    persist = ("""echo 'export BUILD_MODE="release"' >> "$CLAUDE_ENV_FILE"; """
+               """echo 'TARGET=x86' >> "$AMPLIFIER_ENV_FILE" """)
+    show = 'echo "$BUILD_MODE $TARGET" >> "$AMPLIFIER_PROJECT_DIR/order.txt"'
+    lab.write_hooks({"SessionStart": one_hook(persist), "PreToolUse": one_hook(show)})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("session:start", {"session_id": "s1"})
+    await pre(coordinator, "bash")
+    assert order(lab) == ["release", "x86"]
+
+
+async def test_the_env_file_folder_is_removed_at_unmount(lab) -> None:
+    where = 'dirname "$AMPLIFIER_ENV_FILE" >> "$AMPLIFIER_PROJECT_DIR/order.txt"'
+    lab.write_hooks({"PreToolUse": one_hook(where)})
+    coordinator = await lab.mount()
+    await pre(coordinator, "bash")
+    (folder,) = order(lab)
+    assert Path(folder).is_dir()
+    await coordinator.cleanup()
+    assert not Path(folder).exists()
+
+
+async def test_plugin_root_names_the_folder_of_the_hooks_file(lab) -> None:
+    plugin = lab.hooks_dir / "formatter"
+    plugin.mkdir(parents=True)
+    (plugin / "run.sh").write_text('#!/bin/sh\necho "ran $(basename "$CLAUDE_PLUGIN_ROOT")" >> '
+                                   '"$AMPLIFIER_PROJECT_DIR/order.txt"\n')
+    (plugin / "run.sh").chmod(0o755)
+    lab.write_hooks({"PreToolUse": one_hook("${CLAUDE_PLUGIN_ROOT}/run.sh")}, plugin / "hooks.json")
+    await pre(await lab.mount(), "bash")
+    assert order(lab) == ["ran", "formatter"]
+
+
+async def test_exit_2_with_a_json_reason_and_no_stderr_gives_that_reason(lab) -> None:
+    lab.write_hooks({"PreToolUse": one_hook("""echo '{"decision": "block", "reason": "dangerous command"}'; exit 2""")})
+    blocked = await pre(await lab.mount(), "bash", command="rm -rf /")
+    assert blocked.action == "deny" and blocked.reason == "dangerous command"
