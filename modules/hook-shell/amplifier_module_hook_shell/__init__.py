@@ -40,6 +40,13 @@ def _capability(coordinator: Any, name: str) -> Any:
     return getter(name) if getter is not None else None
 
 
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except RuntimeError:  # no HOME and no password entry: there is no upstream user folder to read
+        return None
+
+
 def project_dir_of(coordinator: Any) -> Path:
     value = _capability(coordinator, PROJECT_DIR_CAPABILITY) or _capability(coordinator, WORKING_DIR_CAPABILITY)
     return Path(value) if value else Path(os.getcwd())
@@ -94,7 +101,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     project_dir = project_dir_of(coordinator)
     user_dir = _capability(coordinator, USER_CONFIG_DIR_CAPABILITY)
     try:
-        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None, Path.home())
+        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None, _home())
     except HookConfigError as error:
         text = str(error)
         raise ModuleConfigError(text if text.startswith(CONFIG_SOURCE) else f"{MODULE_ID}: {text}") from None

@@ -86,6 +86,13 @@ def _path(value: Any) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except RuntimeError:  # no HOME and no password entry: there is no upstream user file to read
+        return None
+
+
 def _log_dir(settings: McpConfig, session_dir: Any) -> Path | None:
     if settings.server_log_dir:
         return _path(settings.server_log_dir)
@@ -104,7 +111,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         config_dir = _path(settings.config_dir or _capability(coordinator, CONFIG_DIR_CAPABILITY))
         project_root = _path(settings.project_dir or _capability(coordinator, PROJECT_ROOT_CAPABILITY)) or working_dir
         upstream = settings.read_upstream_files
-        files = server_files(config_dir, project_root, home=Path.home() if upstream else None,
+        files = server_files(config_dir, project_root, home=_home() if upstream else None,
                              config_file=os.environ.get(CONFIG_FILE_VARIABLE) if upstream else None)
     definitions = merged_servers(files, settings.servers)
     server_set = ServerSet(definitions, ConnectionSettings(
