@@ -28,6 +28,19 @@ CONFIG_FILE_VARIABLE = "AMPLIFIER_MCP_CONFIG"
 """Upstream's variable naming one more mcp.json, read after the project's files."""
 
 
+def _scalars_as_text(value: Any) -> Any:
+    def text(item: Any) -> Any:
+        if isinstance(item, bool):
+            return "true" if item else "false"
+        return str(item) if isinstance(item, (int, float)) else item
+
+    if isinstance(value, list):
+        return [text(item) for item in value]
+    if isinstance(value, dict):
+        return {key: text(item) for key, item in value.items()}
+    return value
+
+
 class ServerSpec(BaseModel):
     """One server: ``command`` (stdio) or ``url`` (Streamable HTTP, or the older HTTP+SSE)."""
 
@@ -47,10 +60,14 @@ class ServerSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _upstream_transport_key(cls, value: Any) -> Any:
-        """Upstream configs spell ``type`` as ``transport`` (``transport: stdio``)."""
-        if not isinstance(value, dict) or "transport" not in value:
+        """Upstream configs spell ``type`` as ``transport`` (``transport: stdio``); numbers and booleans in
+        ``args``, ``env`` and ``headers`` (``"PORT": 8080`` in YAML) are the strings a process or request gets."""
+        if not isinstance(value, dict):
             return value
-        value = dict(value)
+        value = {key: _scalars_as_text(item) if key in ("args", "env", "headers") else item
+                 for key, item in value.items()}
+        if "transport" not in value:
+            return value
         transport = value.pop("transport")
         if "type" in value and value["type"] != transport:
             raise ValueError(f"'transport' ({transport!r}) and 'type' ({value['type']!r}) disagree; keep one")

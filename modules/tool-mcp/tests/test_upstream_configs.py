@@ -157,3 +157,10 @@ async def test_streamablehttp_type_connects_to_a_real_http_server(mcp_http_serve
         assert (await coordinator.get("tools")["mcp__remote__echo"].execute({"text": "hi"})).output == "echo: hi"
     finally:
         await coordinator.cleanup()
+
+
+def test_numbers_and_booleans_in_args_env_and_headers_become_text() -> None:
+    spec = merged_servers([], {"s": {"command": "x", "args": ["--port", 8080], "env": {"DEBUG": True, "N": 1.5}},
+                               "h": {"url": "http://h/mcp", "headers": {"X-Retries": 3}}})
+    assert spec["s"].spec.args == ["--port", "8080"] and spec["s"].spec.env == {"DEBUG": "true", "N": "1.5"}
+    assert spec["h"].spec.headers == {"X-Retries": "3"}
