@@ -30,7 +30,8 @@ def _pairs(values: list[str], separator: str, option: str) -> dict[str, str]:
 
 @app.command("list")
 def list_servers(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Servers of every scope (user, project, shared); a later scope overrides an earlier one by name."""
+    """Servers of every scope (upstream ~/.amplifier/mcp.json, user, project, shared, $AMPLIFIER_MCP_CONFIG); a later
+    scope overrides an earlier one by name."""
     from ..ui.mcp_views import server_rows
 
     rows = server_rows()

@@ -1,14 +1,16 @@
-"""MCP server definitions in the files tool-mcp reads, by scope: ``user`` (``<config dir>/mcp.json``),
-``project`` (``.amplifier/mcp.json``) and ``shared`` (``.mcp.json``, the file other agents read too).
+"""MCP server definitions in the files tool-mcp reads, by scope: ``upstream`` (upstream Amplifier's
+``~/.amplifier/mcp.json``), ``user`` (``<config dir>/mcp.json``), ``project`` (``.amplifier/mcp.json``), ``shared``
+(``.mcp.json``, the file other agents read too) and ``env`` (the file ``$AMPLIFIER_MCP_CONFIG`` names).
 
-Later scopes win by server name, in that order (as tool-mcp merges them). Files keep the
-``{"mcpServers": {...}}`` shape and whatever else they hold; values are written as given, so ``${VAR}``
-references stay references.
+Later scopes win by server name, in that order (as tool-mcp merges them); ``add`` writes the user, project or
+shared file only. Files keep the ``{"mcpServers": {...}}`` shape and whatever else they hold; values are written
+as given, so ``${VAR}`` references stay references.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +19,10 @@ from typing import Any, Literal
 from ..errors import ConfigError, UsageError
 from .paths import PROJECT_DIR_NAME, AmplifierPaths
 
-McpScope = Literal["user", "project", "shared"]
-SCOPES: tuple[McpScope, ...] = ("user", "project", "shared")
+McpScope = Literal["upstream", "user", "project", "shared", "env"]
+SCOPES: tuple[McpScope, ...] = ("upstream", "user", "project", "shared", "env")
+"""Every scope read, in tool-mcp's merge order."""
+CONFIG_FILE_VARIABLE = "AMPLIFIER_MCP_CONFIG"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _SERVERS_KEYS = ("mcpServers", "servers")
 
@@ -35,8 +39,9 @@ class McpServerEntry:
     def transport(self) -> str:
         if self.spec.get("command"):
             return "stdio"
-        kind = self.spec.get("type")
-        return {"sse": "sse", "http": "http", "streamable-http": "http"}.get(kind or "", "http (or sse)")
+        kind = self.spec.get("type") or self.spec.get("transport")  # transport: upstream's spelling
+        http = {"http": "http", "streamable-http": "http", "streamable_http": "http", "streamablehttp": "http"}
+        return {"sse": "sse", **http}.get(kind or "", "http (or sse)")
 
     @property
     def target(self) -> str:
@@ -46,6 +51,13 @@ class McpServerEntry:
 
 
 def mcp_file(paths: AmplifierPaths, scope: McpScope) -> Path:
+    if scope == "upstream":
+        return Path.home() / PROJECT_DIR_NAME / "mcp.json"
+    if scope == "env":
+        named = os.environ.get(CONFIG_FILE_VARIABLE)
+        if not named:
+            raise UsageError.single(f"{CONFIG_FILE_VARIABLE} is not set", fix="use --global, --project or --shared")
+        return Path(named).expanduser()
     if scope == "user":
         return paths.config_dir / "mcp.json"
     root = paths.project_root
@@ -57,7 +69,7 @@ def mcp_file(paths: AmplifierPaths, scope: McpScope) -> Path:
 
 def _read_document(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors write one) is not an error
     except FileNotFoundError:
         return {}
     if not text.strip():
@@ -85,13 +97,24 @@ def _servers_of(path: Path, document: dict[str, Any]) -> dict[str, Any]:
     return servers
 
 
+def _read_scopes(paths: AmplifierPaths) -> list[tuple[McpScope, Path]]:
+    """The scopes that have a file here, each file once (at its later place, as tool-mcp reads it)."""
+    found: list[tuple[McpScope, Path]] = []
+    for scope in SCOPES:
+        if scope in ("project", "shared") and paths.project_root is None:
+            continue
+        if scope == "env" and not os.environ.get(CONFIG_FILE_VARIABLE):
+            continue
+        path = mcp_file(paths, scope)
+        found = [(earlier, known) for earlier, known in found if known != path]
+        found.append((scope, path))
+    return found
+
+
 def list_servers(paths: AmplifierPaths) -> list[McpServerEntry]:
     """Every definition in every scope's file, the ones a later scope overrides marked inactive."""
     found: list[tuple[str, McpScope, Path, dict[str, Any]]] = []
-    for scope in SCOPES:
-        if scope != "user" and paths.project_root is None:
-            continue
-        path = mcp_file(paths, scope)
+    for scope, path in _read_scopes(paths):
         for name, spec in _servers_of(path, _read_document(path)).items():
             found.append((name, scope, path, spec if isinstance(spec, dict) else {}))
     winner = {name: index for index, (name, *_rest) in enumerate(found)}
@@ -109,7 +132,7 @@ def find_server(paths: AmplifierPaths, name: str) -> McpServerEntry:
 
 
 def _scope_files(paths: AmplifierPaths) -> list[str]:
-    return [str(mcp_file(paths, scope)) for scope in SCOPES if scope == "user" or paths.project_root is not None]
+    return [str(path) for _scope, path in _read_scopes(paths)]
 
 
 def _write_document(path: Path, document: dict[str, Any]) -> None:

@@ -89,3 +89,25 @@ def test_test_of_a_failing_server_says_why_and_shows_its_stderr(cli, project_dir
     assert result.exit_code == 1
     assert "MCP server 'broken' did not connect: Connection closed" in result.output
     assert "cannot start: no token" in result.output
+
+
+def test_list_reads_upstreams_files_too_in_tool_mcps_order(cli, project_dir, amplifier_home, monkeypatch) -> None:
+    import os
+
+    upstream = Path(os.environ["HOME"]) / ".amplifier" / "mcp.json"
+    upstream.parent.mkdir(parents=True)
+    upstream.write_text(json.dumps({"mcpServers": {  # as a Windows editor saves it: with a BOM
+        "old": {"url": "https://old.example/sse", "transport": "sse"}, "both": {"command": "from-upstream"}}}),
+        encoding="utf-8-sig")
+    named = project_dir / "elsewhere.json"
+    named.write_text(json.dumps({"mcpServers": {"both": {"command": "from-variable"}}}))
+    monkeypatch.setenv("AMPLIFIER_MCP_CONFIG", str(named))
+    assert cli("mcp", "add", "both", "--", "from-user").exit_code == 0
+
+    rows = json.loads(cli("mcp", "list", "--json").stdout)
+    assert [(r["name"], r["scope"], r["transport"], r["active"]) for r in rows] == [
+        ("old", "upstream", "sse", True), ("both", "upstream", "stdio", False), ("both", "user", "stdio", False),
+        ("both", "env", "stdio", True)]
+    assert json.loads(cli("mcp", "get", "both", "--json").stdout)["file"] == str(named)
+    assert cli("mcp", "remove", "old").exit_code == 0
+    assert "old" not in json.loads(upstream.read_text(encoding="utf-8"))["mcpServers"]

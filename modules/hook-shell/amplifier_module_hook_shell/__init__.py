@@ -4,12 +4,13 @@ events. A hook reads the event as JSON on stdin and answers with its exit code (
 warning) and optionally JSON on stdout.
 
 Capabilities read at mount: ``session.project_dir`` (else ``session.working_dir``, else the process cwd) for
-where hooks run and where ``.amplifier/hooks/`` is; ``app.user_config_dir`` for the user's ``hooks/hooks.json``;
-``session.transcript_path`` for the ``transcript_path`` field.
+where hooks run and where ``.amplifier/hooks/`` is; ``app.user_config_dir`` for the user's ``hooks/hooks.json``
+(upstream's ``~/.amplifier/hooks/`` is read too); ``session.transcript_path`` for the ``transcript_path`` field.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from amplifier_core.module_config import ModuleConfigError, parse_module_config
 from amplifier_core.utils.sandbox import confine
 
 from .config import HookSandboxConfig, HookShellConfig
-from .hook_files import hooks_files, load_hooks_file, project_hooks_dir
+from .hook_files import hooks_files, load_hooks_file, project_hooks_dir, upstream_user_hooks_dir
 from .hook_table import HookConfigError, HookTable, parse_hook_events
 from .shell_hooks import HookSite, ShellHooks, show_message
 
@@ -39,31 +40,68 @@ def _capability(coordinator: Any, name: str) -> Any:
     return getter(name) if getter is not None else None
 
 
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except RuntimeError:  # no HOME and no password entry: there is no upstream user folder to read
+        return None
+
+
 def project_dir_of(coordinator: Any) -> Path:
     value = _capability(coordinator, PROJECT_DIR_CAPABILITY) or _capability(coordinator, WORKING_DIR_CAPABILITY)
     return Path(value) if value else Path(os.getcwd())
 
 
-def load_hook_table(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None) -> HookTable:
-    """All hooks in run order: the user's file, the project's files, then the module config."""
+def hook_dirs(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None,
+              home: Path | None) -> list[Path]:
+    """The hooks folders read, in run order; each folder once (the home dir as the project is read as the
+    project)."""
+    if config.hooks_dirs is not None:
+        dirs = [project_dir / Path(entry).expanduser() for entry in config.hooks_dirs]
+    else:
+        dirs = []
+        if config.user_hooks:
+            if home is not None:
+                dirs.append(upstream_user_hooks_dir(home))
+            if user_config_dir is not None:
+                dirs.append(user_config_dir / "hooks")
+        if config.project_hooks:
+            dirs.append(project_hooks_dir(project_dir))
+    unique: list[Path] = []
+    for folder in dirs:
+        if folder in unique:
+            unique.remove(folder)
+        unique.append(folder)
+    return unique
+
+
+def load_hook_table(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None,
+                    home: Path | None = None) -> HookTable:
+    """All hooks in run order: upstream's user folder, the user's file, the project's files (or ``hooks_dirs``),
+    then the module config; only ``enabled_events``, and no timeout over ``max_timeout``."""
     table = HookTable()
-    files: list[Path] = []
-    if config.user_hooks and user_config_dir is not None:
-        files.extend(hooks_files(user_config_dir / "hooks"))
-    if config.project_hooks:
-        files.extend(hooks_files(project_hooks_dir(project_dir)))
+    files = [path for folder in hook_dirs(config, project_dir, user_config_dir, home) for path in hooks_files(folder)]
     for path in files:
         table.extend(load_hooks_file(path, config.timeout))
     table.extend(parse_hook_events(config.hooks, CONFIG_SOURCE, config.timeout))
+    if config.enabled_events is not None:
+        table.groups = {event: groups for event, groups in table.groups.items() if event in config.enabled_events}
+    if config.max_timeout is not None:
+        cap = config.max_timeout
+        table.groups = {event: [dataclasses.replace(group, hooks=tuple(
+            dataclasses.replace(hook, timeout=min(hook.timeout, cap)) for hook in group.hooks)) for group in groups]
+            for event, groups in table.groups.items()}
     return table
 
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
     settings = parse_module_config(HookShellConfig, config, MODULE_ID)
+    if not settings.enabled:
+        return lambda: None
     project_dir = project_dir_of(coordinator)
     user_dir = _capability(coordinator, USER_CONFIG_DIR_CAPABILITY)
     try:
-        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None)
+        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None, _home())
     except HookConfigError as error:
         text = str(error)
         raise ModuleConfigError(text if text.startswith(CONFIG_SOURCE) else f"{MODULE_ID}: {text}") from None
@@ -76,7 +114,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     transcript = _capability(coordinator, TRANSCRIPT_CAPABILITY)
     site = HookSite(project_dir=project_dir, hooks_dir=project_hooks_dir(project_dir),
                     pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None,
-                    confinement=confinement)
+                    confinement=confinement, allow_blocking=settings.allow_blocking)
     shell_hooks = ShellHooks(table, site, coordinator)
     unregister = [coordinator.hooks.register(event, shell_hooks.handle, priority=settings.priority, name=MODULE_ID)
                   for event in shell_hooks.kernel_events()]
@@ -84,5 +122,6 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     def cleanup() -> None:
         for remove in unregister:
             remove()
+        shell_hooks.env_file.remove()
 
     return cleanup

@@ -1,6 +1,7 @@
 """Which kernel event runs which hook event, what the matcher is compared with, and the event JSON a hook reads
 on stdin (the field names other agents' hooks already read: ``session_id``, ``cwd``, ``hook_event_name``,
-``tool_name``, ``tool_input``, ``tool_response``, ``prompt``, ``source``, ``trigger``, ``message``...)."""
+``tool_name``, ``tool_input``, ``tool_response``, ``prompt``, ``source``, ``trigger``, ``message``..., and upstream
+Amplifier hook-shell's ``tool_result`` and ``timestamp``)."""
 
 from __future__ import annotations
 
@@ -50,14 +51,22 @@ class HookEvent:
     """Event-specific fields of the stdin JSON."""
 
 
+def tool_aliases(tool_name: str) -> tuple[str, ...]:
+    """Other names of a kernel tool: other agents' (``Bash``), and for an MCP tool ``mcp__git__status`` the name
+    upstream Amplifier's tool-mcp gives it (``mcp_git_status``), so matchers written for either keep working."""
+    if tool_name.startswith("mcp__") and tool_name.count("__") >= 2:
+        server, _, tool = tool_name[len("mcp__"):].partition("__")
+        return (f"mcp_{server}_{tool}",)
+    return TOOL_ALIASES.get(tool_name, ())
+
+
 def _tool_fields(data: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, Any]]:
     tool_name = str(data.get("tool_name") or "")
-    aliases = TOOL_ALIASES.get(tool_name, ())
     fields: dict[str, Any] = {"tool_name": tool_name, "tool_input": data.get("tool_input") or {},
                               "tool_use_id": data.get("tool_call_id")}
-    if aliases:
-        fields["tool_alias"] = aliases[0]
-    return (tool_name, *aliases), fields
+    if tool_name in TOOL_ALIASES:  # the other agents' name; upstream's MCP names are for matching only
+        fields["tool_alias"] = TOOL_ALIASES[tool_name][0]
+    return (tool_name, *tool_aliases(tool_name)), fields
 
 
 def hook_event_for(kernel_event: str, data: dict[str, Any]) -> HookEvent | None:
@@ -67,7 +76,7 @@ def hook_event_for(kernel_event: str, data: dict[str, Any]) -> HookEvent | None:
     if name in ("PreToolUse", "PostToolUse"):
         candidates, fields = _tool_fields(data)
         if name == "PostToolUse":
-            fields["tool_response"] = data.get("result")
+            fields["tool_response"] = fields["tool_result"] = data.get("result")  # tool_result: upstream's name
         return HookEvent(name, candidates, fields)
     if name == "UserPromptSubmit":
         return HookEvent(name, (), {"prompt": data.get("prompt", "")})
@@ -76,7 +85,7 @@ def hook_event_for(kernel_event: str, data: dict[str, Any]) -> HookEvent | None:
                                     "status": data.get("status")})
     if name == "SessionStart":
         source = "resume" if kernel_event == events.SESSION_RESUME else "startup"
-        return HookEvent(name, (source,), {"source": source})
+        return HookEvent(name, (source,), {"source": source, "trigger": source})  # trigger: upstream's name
     if name == "SessionEnd":
         reason = str(data.get("status") or "other")
         return HookEvent(name, (reason,), {"reason": reason})

@@ -80,7 +80,23 @@ def _from_json(event: str, label: str, document: dict[str, Any]) -> HookAnswer:
     answer.context = (_text(specific.get("additionalContext")) or _text(document.get("additionalContext"))
                       or _text(document.get("contextInjection")))
     answer.notice = _text(document.get("systemMessage"))
+    if "newContent" in document and answer.warning is None:
+        answer.warning = (f"{label} returned newContent, which is not supported here; it was ignored (a PreToolUse "
+                          'hook changes the call with {"hookSpecificOutput": {"updatedInput": {...}}})')
     return answer
+
+
+def _json_reason(stdout: str) -> str | None:
+    """The ``reason`` of a JSON answer printed before exiting 2 with nothing on stderr (upstream's examples do)."""
+    try:
+        document = json.loads(stdout)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    specific = document.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    return _text(document.get("reason")) or _text(specific.get("permissionDecisionReason"))
 
 
 def read_answer(event: str, hook: CommandHook, run: HookRun) -> HookAnswer:
@@ -88,7 +104,8 @@ def read_answer(event: str, hook: CommandHook, run: HookRun) -> HookAnswer:
     if run.timed_out:
         return HookAnswer(warning=f"{label} timed out after {hook.timeout:g}s and was stopped")
     if run.exit_code == 2:
-        return HookAnswer(block=_first_lines(run.stderr, 2000) or f"blocked by the {label} (exit code 2)")
+        return HookAnswer(block=_first_lines(run.stderr, 2000) or _json_reason(run.stdout)
+                          or f"blocked by the {label} (exit code 2)")
     if run.exit_code != 0:
         how = f"was killed by signal {-run.exit_code}" if run.exit_code and run.exit_code < 0 else \
             f"failed with exit code {run.exit_code}"

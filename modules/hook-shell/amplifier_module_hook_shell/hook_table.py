@@ -17,8 +17,14 @@ HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "Session
                "Notification")
 """Hook events this module runs."""
 
-UNSUPPORTED_EVENTS = ("PostToolUseFailure", "PermissionRequest", "SubagentStart", "SubagentStop")
-"""Events of other agents' configs with no counterpart here: their hooks are skipped with a warning."""
+UNSUPPORTED_EVENTS = {
+    "PostToolUseFailure": "PostToolUse hooks run for failed calls too (tool_response.success is false)",
+    "PermissionRequest": "use a PreToolUse hook that answers a permissionDecision (allow, deny or ask)",
+    "SubagentStart": "sub-agents mount the same hooks: use SessionStart (parent_session_id is set)",
+    "SubagentStop": "sub-agents mount the same hooks: use Stop (parent_session_id is set)",
+}
+"""Events of other agents' configs with no counterpart here -> what to use instead; their hooks are skipped with a
+warning."""
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -35,6 +41,8 @@ class CommandHook:
     timeout: float
     source: str
     """Where it was configured (a file path, or ``hook-shell config``), for warnings the user reads."""
+    plugin_root: str | None = None
+    """The folder of the hooks.json it came from: ``$CLAUDE_PLUGIN_ROOT`` / ``$AMPLIFIER_PLUGIN_ROOT`` for it."""
 
 
 @dataclass(frozen=True)
@@ -78,15 +86,15 @@ def _compile_matcher(value: Any, source: str, key_path: str) -> tuple[str, re.Pa
                     'write a tool name or a regular expression such as "Bash|Write"')
     if value.strip() in ("", "*"):
         return value, None
-    try:
-        return value, re.compile(value)
+    try:  # case-insensitive, as upstream Amplifier's hook-shell matches
+        return value, re.compile(value, re.IGNORECASE)
     except re.error as error:
         raise _fail(source, key_path, f"{value!r} is not a regular expression ({error})",
                     'write a valid regular expression such as "Bash|Write" or "mcp__.*"') from None
 
 
-def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, table: HookTable
-                ) -> CommandHook | None:
+def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, table: HookTable,
+                plugin_root: str | None) -> CommandHook | None:
     if not isinstance(entry, dict):
         raise _fail(source, key_path, f"must be an object, not {type(entry).__name__}",
                     'write {"type": "command", "command": "..."}')
@@ -103,12 +111,13 @@ def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, 
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise _fail(source, f"{key_path}.timeout", f"must be a positive number of seconds, not {timeout!r}",
                     f"write e.g. \"timeout\": {int(DEFAULT_TIMEOUT)} or leave it out")
-    return CommandHook(command=command, timeout=float(timeout), source=source)
+    return CommandHook(command=command, timeout=float(timeout), source=source, plugin_root=plugin_root)
 
 
 def _unknown_event_warning(source: str, event: str) -> str:
     if event in UNSUPPORTED_EVENTS:
-        return f"{source}: hooks.{event}: this event does not exist in amplifier; its hooks are skipped"
+        return (f"{source}: hooks.{event}: this event does not exist in amplifier; its hooks are skipped "
+                f"({UNSUPPORTED_EVENTS[event]})")
     close = difflib.get_close_matches(event, HOOK_EVENTS, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return (f"{source}: hooks.{event}: unknown hook event{hint}; its hooks are skipped. "
@@ -116,7 +125,7 @@ def _unknown_event_warning(source: str, event: str) -> str:
 
 
 def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_TIMEOUT,
-                      key_prefix: str = "hooks") -> HookTable:
+                      key_prefix: str = "hooks", plugin_root: str | None = None) -> HookTable:
     """Read the value of a ``hooks`` key (event name -> list of matcher groups)."""
     table = HookTable()
     if hooks is None:
@@ -129,11 +138,14 @@ def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_
         if event not in HOOK_EVENTS:
             table.warnings.append(_unknown_event_warning(source, str(event)))
             continue
+        single = isinstance(groups, dict)
+        if single:  # one matcher group without the list around it, as upstream reads it
+            groups = [groups]
         if not isinstance(groups, list):
             raise _fail(source, event_path, f"must be a list of matcher groups, not {type(groups).__name__}",
                         'write [{"matcher": "...", "hooks": [{"type": "command", "command": "..."}]}]')
         for index, group in enumerate(groups):
-            group_path = f"{event_path}[{index}]"
+            group_path = event_path if single else f"{event_path}[{index}]"
             if not isinstance(group, dict):
                 raise _fail(source, group_path, f"must be an object, not {type(group).__name__}",
                             'write {"matcher": "...", "hooks": [...]}')
@@ -142,7 +154,7 @@ def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_
             if not isinstance(entries, list):
                 raise _fail(source, f"{group_path}.hooks", "is missing or not a list",
                             'write "hooks": [{"type": "command", "command": "..."}]')
-            parsed = [_parse_hook(entry, source, f"{group_path}.hooks[{number}]", default_timeout, table)
+            parsed = [_parse_hook(entry, source, f"{group_path}.hooks[{number}]", default_timeout, table, plugin_root)
                       for number, entry in enumerate(entries)]
             commands = tuple(hook for hook in parsed if hook is not None)
             if commands:
@@ -150,9 +162,10 @@ def parse_hook_events(hooks: Any, source: str, default_timeout: float = DEFAULT_
     return table
 
 
-def parse_hooks_document(document: Any, source: str, default_timeout: float = DEFAULT_TIMEOUT) -> HookTable:
+def parse_hooks_document(document: Any, source: str, default_timeout: float = DEFAULT_TIMEOUT,
+                         plugin_root: str | None = None) -> HookTable:
     """Read a whole hooks.json document: an object whose ``hooks`` key holds the events."""
     if not isinstance(document, dict):
         raise _fail(source, "(top level)", f"must be a JSON object, not {type(document).__name__}",
                     'write {"hooks": {"PreToolUse": [...]}}')
-    return parse_hook_events(document.get("hooks"), source, default_timeout)
+    return parse_hook_events(document.get("hooks"), source, default_timeout, plugin_root=plugin_root)

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from amplifier_core import events
 from amplifier_core.models import HookResult, json_default
 from amplifier_core.utils.sandbox import Confinement
 
+from .env_file import ENV_FILE_VARIABLES, HookEnvFile
 from .event_mapping import KERNEL_EVENTS, hook_event_for
 from .hook_answer import HookAnswer, describe, read_answer
 from .hook_environment import hook_environment
@@ -45,6 +47,8 @@ class HookSite:
     transcript_path: str | None = None
     confinement: Confinement | None = None
     """The OS sandbox hook processes start under (None: unconfined)."""
+    allow_blocking: bool = True
+    """False (upstream's ``allow_blocking: false``): a block is shown as a warning and the session goes on."""
 
 
 class ShellHooks:
@@ -52,6 +56,7 @@ class ShellHooks:
         self.table = table
         self.site = site
         self.coordinator = coordinator
+        self.env_file = HookEnvFile()
 
     def kernel_events(self) -> list[str]:
         """The kernel events that have at least one configured hook."""
@@ -74,6 +79,7 @@ class ShellHooks:
             "cwd": str(self.site.project_dir),
             "hook_event_name": hook_event.name,
             "amplifier_event": event,
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),  # upstream's hooks read it
             **hook_event.fields,
         }
         env = hook_environment(os.environ, self.site.pass_env, {
@@ -92,9 +98,18 @@ class ShellHooks:
                 answers.append(HookAnswer(warning=f"{describe(hook_event.name, hook)} was not run. {refusal}"))
                 continue
             stdin_data = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
-            run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=cwd, env=env,
+            env_file = str(self.env_file.path)
+            hook_env = {**env, **self.env_file.variables(), **dict.fromkeys(ENV_FILE_VARIABLES, env_file)}
+            if hook.plugin_root:
+                hook_env["CLAUDE_PLUGIN_ROOT"] = hook_env["AMPLIFIER_PLUGIN_ROOT"] = hook.plugin_root
+            run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=cwd, env=hook_env,
                                          timeout=hook.timeout, confinement=confinement)
             answer = read_answer(hook_event.name, hook, run)
+            if answer.block is not None and not self.site.allow_blocking:
+                answer.warning = "; ".join(filter(None, [
+                    answer.warning, f"{describe(hook_event.name, hook)} would block ({_one_line(answer.block)}), "
+                                    "but allow_blocking is false: the session goes on"]))
+                answer.block = None
             if answer.warning and confinement is not None and run.exit_code not in (0, None):
                 note = confinement.explain(f"{run.stderr}\n{run.stdout}", cwd)
                 if note:
@@ -116,6 +131,11 @@ class ShellHooks:
                 show_message(self.coordinator, f"applying the {hook_event.name} hooks' answer failed: {error}",
                              "warning")
         return HookResult()
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def show_message(coordinator: Any, message: str, level: str) -> None:

@@ -49,7 +49,8 @@ async def test_without_a_project_dir_capability_hooks_use_the_session_working_di
 
 
 @pytest.mark.parametrize(("hooks", "where", "says"), [
-    ({"PreToolUse": {"matcher": "Bash"}}, "hooks.PreToolUse", "must be a list of matcher groups"),
+    ({"PreToolUse": "Bash"}, "hooks.PreToolUse", "must be a list of matcher groups"),
+    ({"PreToolUse": {"matcher": "Bash"}}, "hooks.PreToolUse.hooks", "is missing or not a list"),
     ({"PreToolUse": [{"matcher": "Bash("}]}, "hooks.PreToolUse[0].matcher", "is not a regular expression"),
     ({"PreToolUse": [{"matcher": "Bash"}]}, "hooks.PreToolUse[0].hooks", "is missing or not a list"),
     ({"Stop": [{"hooks": [{"type": "command"}]}]}, "hooks.Stop[0].hooks[0].command", "is missing"),

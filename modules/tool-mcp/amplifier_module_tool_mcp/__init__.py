@@ -8,16 +8,17 @@ that fails is a warning line and the session goes on. See README.md for the file
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .connection import ConnectionSettings
 from .server_set import ServerSet
-from .server_specs import merged_servers, server_files
+from .server_specs import CONFIG_FILE_VARIABLE, merged_servers, server_files
 from .tools import McpTool, ReadResourceTool
 
 __amplifier_module_type__ = "tool"
@@ -34,6 +35,7 @@ STATUS_CAPABILITY = "mcp.status"
 PROMPTS_CAPABILITY = "mcp.prompts"
 GET_PROMPT_CAPABILITY = "mcp.get_prompt"
 SERVERS_CAPABILITY = "mcp.servers"  # the ServerSet itself, for tests and tools that need more
+VERBOSE_VARIABLE = "AMPLIFIER_MCP_VERBOSE"  # upstream's switch for verbose_servers
 
 
 class McpConfig(ModuleConfig):
@@ -45,6 +47,26 @@ class McpConfig(ModuleConfig):
     request_timeout: float | None = Field(default=600.0, gt=0)
     max_result_chars: int = Field(default=50_000, ge=1_000)
     guard_processes: bool = True
+    read_upstream_files: bool = True
+    """Also read upstream Amplifier's ``~/.amplifier/mcp.json`` and the file ``$AMPLIFIER_MCP_CONFIG`` names."""
+    # Upstream tool-mcp's keys, so its bundles and behaviours mount unchanged:
+    max_content_size: int | None = Field(default=None, ge=1_000)
+    """Upstream's name for ``max_result_chars``."""
+    verbose_servers: bool = False
+    """Stdio servers' stderr goes to the terminal instead of a log file (also ``AMPLIFIER_MCP_VERBOSE=1``)."""
+    server_log_dir: str | None = None
+    """Where stdio servers' stderr logs go instead of ``<session dir>/mcp``."""
+    visibility: dict[str, Any] | None = None
+    """Upstream's server-list hook; accepted and not needed here (server tools are listed as tools)."""
+
+    @model_validator(mode="after")
+    def _upstream_result_limit(self) -> McpConfig:
+        if self.max_content_size is None:
+            return self
+        if "max_result_chars" in self.model_fields_set and self.max_result_chars != self.max_content_size:
+            raise ValueError("'max_content_size' (upstream's name) and 'max_result_chars' disagree; keep one")
+        self.max_result_chars = self.max_content_size
+        return self
 
 
 def _capability(coordinator: Any, name: str) -> Any:
@@ -64,6 +86,23 @@ def _path(value: Any) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except RuntimeError:  # no HOME and no password entry: there is no upstream user file to read
+        return None
+
+
+def _log_dir(settings: McpConfig, session_dir: Any) -> Path | None:
+    if settings.server_log_dir:
+        return _path(settings.server_log_dir)
+    return Path(session_dir) / "mcp" if session_dir else None
+
+
+def _verbose(settings: McpConfig) -> bool:
+    return settings.verbose_servers or os.environ.get(VERBOSE_VARIABLE, "").strip().lower() in ("1", "true", "yes")
+
+
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(McpConfig, config, MODULE_ID)
     working_dir = _path(_capability(coordinator, "session.working_dir"))
@@ -71,15 +110,18 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     if settings.read_config_files:
         config_dir = _path(settings.config_dir or _capability(coordinator, CONFIG_DIR_CAPABILITY))
         project_root = _path(settings.project_dir or _capability(coordinator, PROJECT_ROOT_CAPABILITY)) or working_dir
-        files = server_files(config_dir, project_root)
+        upstream = settings.read_upstream_files
+        files = server_files(config_dir, project_root, home=_home() if upstream else None,
+                             config_file=os.environ.get(CONFIG_FILE_VARIABLE) if upstream else None)
     definitions = merged_servers(files, settings.servers)
     server_set = ServerSet(definitions, ConnectionSettings(
         startup_timeout=settings.startup_timeout,
         request_timeout=settings.request_timeout,
-        log_dir=(Path(session_dir) / "mcp") if (session_dir := _capability(coordinator, "session.dir")) else None,
+        log_dir=_log_dir(settings, _capability(coordinator, "session.dir")),
         working_dir=working_dir,
         guard_processes=settings.guard_processes,
         warn=_warner(coordinator),
+        verbose=_verbose(settings),
     ))
     coordinator.register_capability(STATUS_CAPABILITY, server_set.status)
     coordinator.register_capability(PROMPTS_CAPABILITY, server_set.prompts)

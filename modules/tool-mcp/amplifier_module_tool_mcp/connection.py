@@ -41,6 +41,7 @@ class ConnectionSettings:
     working_dir: Path | None
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     guard_processes: bool = True
+    verbose: bool = False  # stdio servers' stderr to the terminal instead of the log file
     warn: Callable[[str], None] = field(default=lambda message: logger.warning("%s", message))
 
 
@@ -77,7 +78,9 @@ class ServerConnection:
     # -- lifecycle ---------------------------------------------------------------------------------------
     @property
     def log_path(self) -> Path | None:
-        return self.settings.log_dir / f"{self.name}.log" if self.settings.log_dir else None
+        if self.settings.verbose or self.settings.log_dir is None:
+            return None  # verbose: stderr goes to the terminal
+        return self.settings.log_dir / f"{self.name}.log"
 
     async def connect(self) -> bool:
         """Start (or restart) the server; False with ``self.error`` set when it does not come up in time."""
@@ -240,7 +243,9 @@ class ServerConnection:
         if self._errlog is not None:
             self._errlog.close()
         path = self.log_path
-        if path is None:
+        if self.settings.verbose:  # a duplicate of our stderr, so closing it later leaves ours open
+            self._errlog = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
+        elif path is None:
             self._errlog = open(os.devnull, "w")
         else:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,11 @@
 """What an MCP server is (how to start or reach it) and where the definitions come from.
 
-Definitions are merged by name, later wins: the user's ``mcp.json`` in the config dir, the project's
-``.amplifier/mcp.json``, the project's ``.mcp.json`` (the ``{"mcpServers": {...}}`` shape other agents use),
+Definitions are merged by name, later wins: upstream Amplifier's user file ``~/.amplifier/mcp.json``, the
+user's ``mcp.json`` in the config dir, the project's ``.amplifier/mcp.json``, the project's ``.mcp.json`` (the
+``{"mcpServers": {...}}`` shape other agents use), the file ``$AMPLIFIER_MCP_CONFIG`` names (upstream's override),
 then the module's ``servers:`` config. Files may carry keys other agents use and we do not (ignored);
-the module config rejects unknown keys like every module config does.
+the module config rejects unknown keys like every module config does, but takes upstream's spellings too
+(``transport`` for ``type``, ``streamablehttp``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,23 @@ from amplifier_core.module_config import ModuleConfigError, describe_config_erro
 
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 SERVERS_KEYS = ("mcpServers", "servers")
+UPSTREAM_USER_FILE = Path(".amplifier") / "mcp.json"
+"""Upstream Amplifier's user file, relative to the home directory."""
+CONFIG_FILE_VARIABLE = "AMPLIFIER_MCP_CONFIG"
+"""Upstream's variable naming one more mcp.json, read after the project's files."""
+
+
+def _scalars_as_text(value: Any) -> Any:
+    def text(item: Any) -> Any:
+        if isinstance(item, bool):
+            return "true" if item else "false"
+        return str(item) if isinstance(item, (int, float)) else item
+
+    if isinstance(value, list):
+        return [text(item) for item in value]
+    if isinstance(value, dict):
+        return {key: text(item) for key, item in value.items()}
+    return value
 
 
 class ServerSpec(BaseModel):
@@ -27,7 +46,7 @@ class ServerSpec(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    type: Literal["stdio", "http", "streamable-http", "streamable_http", "sse"] | None = None
+    type: Literal["stdio", "http", "streamable-http", "streamable_http", "streamablehttp", "sse"] | None = None
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
@@ -37,6 +56,23 @@ class ServerSpec(BaseModel):
     disabled: bool = False
     startup_timeout: float | None = Field(default=None, gt=0)
     timeout: float | None = Field(default=None, gt=0)  # seconds one request may take
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upstream_transport_key(cls, value: Any) -> Any:
+        """Upstream configs spell ``type`` as ``transport`` (``transport: stdio``); numbers and booleans in
+        ``args``, ``env`` and ``headers`` (``"PORT": 8080`` in YAML) are the strings a process or request gets."""
+        if not isinstance(value, dict):
+            return value
+        value = {key: _scalars_as_text(item) if key in ("args", "env", "headers") else item
+                 for key, item in value.items()}
+        if "transport" not in value:
+            return value
+        transport = value.pop("transport")
+        if "type" in value and value["type"] != transport:
+            raise ValueError(f"'transport' ({transport!r}) and 'type' ({value['type']!r}) disagree; keep one")
+        value["type"] = transport
+        return value
 
     @model_validator(mode="after")
     def _one_transport(self) -> ServerSpec:
@@ -71,14 +107,25 @@ class ServerDefinition:
     origin: str  # the file it came from, or "module config"
 
 
-def server_files(config_dir: Path | None, project_root: Path | None) -> list[Path]:
-    """The files read, lowest precedence first."""
+def server_files(config_dir: Path | None, project_root: Path | None, *, home: Path | None = None,
+                 config_file: str | None = None) -> list[Path]:
+    """The files read, lowest precedence first. ``home``: where upstream's ``~/.amplifier/mcp.json`` is looked
+    for; ``config_file``: the value of ``$AMPLIFIER_MCP_CONFIG``."""
     files: list[Path] = []
+    if home is not None:
+        files.append(home / UPSTREAM_USER_FILE)
     if config_dir is not None:
         files.append(config_dir / "mcp.json")
     if project_root is not None:
         files += [project_root / ".amplifier" / "mcp.json", project_root / ".mcp.json"]
-    return files
+    if config_file:
+        files.append(Path(config_file).expanduser())
+    unique: list[Path] = []
+    for path in files:  # e.g. the project is the home dir: read each file once, at its highest place
+        if path in unique:
+            unique.remove(path)
+        unique.append(path)
+    return unique
 
 
 def _problem(origin: str, key_path: str, what: str, fix: str) -> ModuleConfigError:
@@ -107,7 +154,7 @@ def parse_servers(raw: Any, origin: str, key: str, *, strict: bool) -> dict[str,
 def read_server_file(path: Path) -> dict[str, ServerDefinition]:
     """Servers of one JSON file; a missing file has none, a broken one is an error naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors write one) is not an error
     except FileNotFoundError:
         return {}
     except OSError as error:
