@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig
 from amplifier_core.utils.sandbox.settings import SandboxSettings
