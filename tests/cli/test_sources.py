@@ -95,6 +95,35 @@ def test_installed_package_layer_points_at_the_bundled_module_without_importing_
     assert "amplifier_module_tool_todo" not in sys.modules
 
 
+@pytest.mark.parametrize("hint", [
+    "git+https://github.com/microsoft/amplifier-module-tool-todo@main",
+    "git+https://github.com/microsoft/amplifier-module-tool-todo.git@v1.0.0",
+])
+def test_upstreams_repository_of_a_bundled_module_is_answered_by_the_bundled_module(paths, hint: str) -> None:
+    """Upstream bundles name every module by its repository; for ids amplifier bundles that means the bundled
+    module (no clone: it runs offline), and `source show` says why the plan's hint was passed over."""
+    resolver = make_resolver(load_settings(paths))
+    source = resolver.resolve("tool-todo", source_hint=hint)
+    assert source.layer == "package" and (source.resolve() / "amplifier_module_tool_todo").is_dir()
+    answers = {answer.layer: answer for answer in resolver.explain("tool-todo", hint)}
+    assert not answers["plan"].found and "the bundled one is used" in answers["plan"].detail
+
+
+def test_a_user_who_names_upstreams_repository_in_settings_still_gets_it(paths, write) -> None:
+    url = "git+https://github.com/microsoft/amplifier-module-tool-todo@main"
+    write(paths.user_settings, f"sources: {{tool-todo: '{url}'}}\n")
+    source = make_resolver(load_settings(paths)).resolve("tool-todo")
+    assert source.layer == "settings" and source.uri == url
+
+
+def test_another_repository_or_a_module_not_bundled_keeps_the_plans_source(paths) -> None:
+    resolver = make_resolver(load_settings(paths))
+    fork = "git+https://github.com/someone/amplifier-module-tool-todo@main"
+    assert resolver.resolve("tool-todo", source_hint=fork).layer == "plan"
+    other = "git+https://github.com/microsoft/amplifier-module-tool-unbundled@main"
+    assert resolver.resolve("tool-unbundled", source_hint=other).layer == "plan"
+
+
 def test_pointing_at_the_package_dir_itself_returns_its_parent(paths, tmp_path) -> None:
     root = _module_dir(tmp_path / "m", "tool-x", "v")
     source = make_resolver(load_settings(paths)).resolve("tool-x", source_hint=str(root / "amplifier_module_tool_x"))

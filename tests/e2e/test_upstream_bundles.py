@@ -2,8 +2,8 @@
 keys, ``~/.amplifier/mcp.json``, ``~/.amplifier/hooks/``, a matcher on upstream's MCP tool name) runs through
 `amplifier run` with the bundled modules: the fake LLM calls the MCP tool, the user's shell hook sees it.
 
-The bundle's ``source:`` lines name upstream's repositories; AMPLIFIER_MODULE_<ID> (the resolver's first layer)
-points them at the bundled modules, as a user without network access (or wanting ours) does."""
+The bundle's ``source:`` lines name upstream's repositories, as real upstream bundles do: for modules amplifier
+bundles they mean the bundled modules, so the run needs no clone and no network."""
 
 from __future__ import annotations
 
@@ -65,9 +65,7 @@ def test_an_upstream_bundle_with_upstream_files_runs_with_the_bundled_modules(e2
                        when_last_user_contains="echo")
     e2e_api.server.add(Turn(text="echoed."), when_last_tool_result_contains="through upstream config")
 
-    result = e2e_api.run("run", "-P", "upstream-tools", "--approval", "allow", "echo something", env={
-        "AMPLIFIER_MODULE_TOOL_MCP": str(MODULES / "tool-mcp"),
-        "AMPLIFIER_MODULE_HOOK_SHELL": str(MODULES / "hook-shell")})
+    result = e2e_api.run("run", "-P", "upstream-tools", "--approval", "allow", "echo something")
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == "echoed.\n"

@@ -3,11 +3,17 @@
 Layers, first hit wins: env `AMPLIFIER_MODULE_<ID>` -> workspace `.amplifier/modules/<id>/` -> settings
 `sources.<id>` -> the plan's `source:` hint -> installed packages (entry points `amplifier.modules`).
 A returned path makes the kernel import the module from there, even if a package with that id is installed.
+
+One exception in the plan layer: upstream's bundles name each module by its canonical repository
+(`git+https://github.com/microsoft/amplifier-module-<id>@...`). For an id amplifier bundles, that hint means
+"this module", and the bundled implementation answers (no clone, works offline). To run upstream's own code
+anyway, name it where the user decides: `amplifier source add <id> <url>` or `AMPLIFIER_MODULE_<ID>`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +27,9 @@ from .dependencies import check_module_dependencies
 from .git_cache import GitCache
 
 LAYERS = ("env", "workspace", "settings", "plan", "package")
+BUNDLING_DISTRIBUTION = "amplifier"  # the distribution whose entry points are the bundled modules
+_UPSTREAM_MODULE_REPO = re.compile(
+    r"git\+https://github\.com/microsoft/amplifier-module-(?P<id>[A-Za-z0-9_-]+?)(?:\.git)?/?(?:@[^#]*)?(?:#.*)?")
 
 
 def package_name(module_id: str) -> str:
@@ -128,6 +137,9 @@ class LayeredModuleResolver:
 
                 hint = source_object_to_uri(hint)
             uri = hint
+            if upstream_repo_of_bundled(module_id, uri):
+                return LayerAnswer(layer, False, f"{uri} is upstream's repository of a module amplifier bundles: "
+                                   "the bundled one is used (set sources.<id> to fetch it)"), None
         else:
             location = installed_entry_point(module_id)
             if location is None:
@@ -142,6 +154,18 @@ class LayeredModuleResolver:
         except AmplifierError as exc:
             return LayerAnswer(layer, False, f"invalid source {uri!r}: {exc.render()}"), None
         return LayerAnswer(layer, True, uri), ResolvedModuleSource(module_id, layer, spec, self.git_cache, uri)
+
+
+def upstream_repo_of_bundled(module_id: str, uri: str) -> bool:
+    """`uri` is upstream's canonical repository of `module_id`, and amplifier itself provides that module."""
+    match = _UPSTREAM_MODULE_REPO.fullmatch(uri.strip())
+    if match is None or match.group("id") != module_id:
+        return False
+    from amplifier_core.loader import installed_entry_point as kernel_entry_point
+
+    entry = kernel_entry_point(module_id)
+    distribution = getattr(getattr(entry, "dist", None), "name", None)
+    return distribution == BUNDLING_DISTRIBUTION
 
 
 def not_found_message(module_id: str, answers: list[LayerAnswer]) -> str:
