@@ -14,7 +14,7 @@ from ..config.paths import AmplifierPaths
 from ..errors import ConfigError, RuntimeFailure
 
 # The server fields tool-mcp knows; files may hold other agents' keys, which its strict config would refuse.
-_SERVER_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers", "startup_timeout", "timeout")
+_SERVER_KEYS = ("type", "transport", "command", "args", "env", "cwd", "url", "headers", "startup_timeout", "timeout")
 
 
 class _ProbeSession:
