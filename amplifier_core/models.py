@@ -180,8 +180,8 @@ class ModelInfo(BaseModel):
 class ConfigField(BaseModel):
     id: str
     display_name: str
-    prompt: str
     field_type: Literal["text", "secret", "choice", "boolean"] = "text"
+    prompt: str
     env_var: str | None = None
     choices: list[str] | None = None
     required: bool = True
