@@ -194,7 +194,7 @@ class EventRecorder:
 
     async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
         self.events.append((event, copy.copy(data)))
-        return HookResult(action="continue", data=data)
+        return HookResult(action="continue")  # 2.0.2's: no data echoed back, so loops keep their own
 
     async def record(self, event: str, data: dict[str, Any]) -> HookResult:
         return await self.emit(event, data)

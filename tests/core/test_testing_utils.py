@@ -109,6 +109,7 @@ async def test_event_recorder_records_copies_and_filters() -> None:
     data["tool_name"] = "changed"
     await recorder.record("tool:post", {"ok": True})
     assert result.action == "continue"
+    assert result.data is None  # as 2.0.2: the recorder echoes nothing back for a loop to adopt
     assert recorder.events == [("tool:pre", {"tool_name": "bash"}), ("tool:post", {"ok": True})]
     assert recorder.get_events("tool:post") == [("tool:post", {"ok": True})]
     recorder.get_events().clear()
