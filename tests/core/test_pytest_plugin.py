@@ -113,6 +113,24 @@ def test_running_from_inside_a_module_repository_sets_module_context(pytester: p
     result.assert_outcomes(passed=1)
 
 
+def test_a_checkout_under_any_name_is_found_by_the_package_inside_it(pytester: pytest.Pytester) -> None:
+    """2.0.2 also looks for an ``amplifier_module_<type>_*`` package directly inside the working directory, the
+    rootdir and each test path, so a module repository cloned as ``checkout/`` still runs its inherited suites."""
+    repo = make_module(pytester.path, "checkout", "amplifier_module_tool_tiny", TINY_TOOL)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_behavior.py").write_text(textwrap.dedent("""
+        from amplifier_core.validation.behavioral import ToolBehaviorTests
+
+        class TestTiny(ToolBehaviorTests):
+            pass
+
+        def test_detected(module_path, module_type, is_module_context):
+            assert (module_path.name, module_type, is_module_context) == ("amplifier_module_tool_tiny", "tool", True)
+    """))
+    run(pytester, "--rootdir", str(repo), str(repo / "tests")).assert_outcomes(passed=8)
+    run(pytester, str(repo)).assert_outcomes(passed=8)
+
+
 def test_core_behavioral_suite_runs_against_our_module_layout_via_module_path(pytester: pytest.Pytester) -> None:
     module_root = make_module(pytester.path / "modules", "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
     result = run(pytester, str(CORE_VALIDATION / "behavioral"), f"--module-path={module_root}", "-rs")
