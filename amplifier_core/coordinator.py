@@ -346,19 +346,13 @@ class ModuleCoordinator:
         return HookResult(action="deny", reason=f"User denied: {shown}")
 
     def to_dict(self) -> dict[str, Any]:
+        """2.0.2's summary, key for key: names in mount/registration order, presence flags."""
         return {
-            "session_id": self.session_id,
-            "parent_id": self.parent_id,
-            "orchestrator": type(self.mount_points["orchestrator"]).__name__
-            if self.mount_points["orchestrator"] is not None else None,
-            "context": type(self.mount_points["context"]).__name__
-            if self.mount_points["context"] is not None else None,
-            "providers": sorted(self.mount_points["providers"]),
-            "tools": sorted(self.mount_points["tools"]),
-            "capabilities": sorted(self._capabilities),
-            # 2.0.2's keys
+            "tools": list(self.mount_points["tools"]),
+            "providers": list(self.mount_points["providers"]),
             "has_orchestrator": self.mount_points["orchestrator"] is not None,
             "has_context": self.mount_points["context"] is not None,
+            "capabilities": list(self._capabilities),
             "has_approval_provider": self.approval_system is not None,
             "has_display_service": self.display_system is not None,
         }
