@@ -60,7 +60,7 @@ class ModuleCoordinator:
         self._display_system = display_system
         self._cancellation = CancellationToken()
         self._capabilities: dict[str, Any] = {}
-        self._cleanup_functions: list[Any] = []
+        self._cleanup_fns: list[Any] = []  # 2.0.2's name: tests inspect it
         self._current_turn_injections = 0
         self._loader: ModuleLoader | None = None
         if approval_system is None:
@@ -215,12 +215,13 @@ class ModuleCoordinator:
 
     # -- cleanup -----------------------------------------------------------------------------------
     def register_cleanup(self, cleanup_fn: Any) -> None:
-        self._cleanup_functions.append(cleanup_fn)
+        if cleanup_fn is not None:  # mount() returning None hands over no cleanup (2.0.2 keeps no entry)
+            self._cleanup_fns.append(cleanup_fn)
 
     async def cleanup(self) -> None:
         """Run cleanups last-registered first; every one runs, and the first fatal interrupt is re-raised after."""
         fatal: BaseException | None = None
-        for cleanup_fn in reversed(self._cleanup_functions):
+        for cleanup_fn in reversed(self._cleanup_fns):
             if not callable(cleanup_fn):
                 continue
             try:
@@ -230,7 +231,7 @@ class ModuleCoordinator:
             except BaseException as error:  # KeyboardInterrupt, SystemExit, CancelledError
                 logger.warning("cleanup %r interrupted by %s", cleanup_fn, type(error).__name__)
                 fatal = fatal or error
-        self._cleanup_functions.clear()
+        self._cleanup_fns.clear()
         if fatal is not None:
             raise fatal
 

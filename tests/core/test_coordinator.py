@@ -499,3 +499,15 @@ async def test_mounting_at_hooks_points_to_the_registry() -> None:
     coordinator = make_coordinator()
     with pytest.raises(ValueError, match="Hooks should be registered directly"):
         await coordinator.mount("hooks", object())
+
+
+async def test_cleanups_are_kept_in_2_0_2s_cleanup_fns_list_and_none_is_not_kept() -> None:
+    """Upstream module tests check what mount() handed over through ``coordinator._cleanup_fns``."""
+    coordinator = make_coordinator()
+
+    def close() -> None:
+        return None
+
+    coordinator.register_cleanup(None)  # a mount() that returned nothing
+    coordinator.register_cleanup(close)
+    assert coordinator._cleanup_fns == [close]
