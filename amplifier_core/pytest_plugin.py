@@ -305,11 +305,14 @@ async def context_module(module_path: Path | None, coordinator: Any, module_conf
 
 @_async_fixture
 async def hook_cleanup(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
-    """Mounts the hook module on ``coordinator`` and yields what mount() returned (its cleanup, or None)."""
+    """Mounts the hook module on ``coordinator`` and yields the cleanup mount() returned (None if it returned
+    nothing callable)."""
     if module_path is None:
         pytest.skip("no module under test: run with --module-path=PATH")
     module = _import_module_package(module_path)
     cleanup = await module.mount(coordinator, dict(module_config))
+    if not callable(cleanup):  # as 2.0.2's loader: only a callable is a cleanup
+        cleanup = None
     try:
         yield cleanup
     finally:
