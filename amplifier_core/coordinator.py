@@ -60,7 +60,7 @@ class ModuleCoordinator:
         self._display_system = display_system
         self._cancellation = CancellationToken()
         self._capabilities: dict[str, Any] = {}
-        self._cleanup_functions: list[Any] = []
+        self._cleanup_fns: list[Any] = []  # 2.0.2's name: tests inspect it
         self._current_turn_injections = 0
         self._loader: ModuleLoader | None = None
         if approval_system is None:
@@ -215,12 +215,13 @@ class ModuleCoordinator:
 
     # -- cleanup -----------------------------------------------------------------------------------
     def register_cleanup(self, cleanup_fn: Any) -> None:
-        self._cleanup_functions.append(cleanup_fn)
+        if cleanup_fn is not None:  # mount() returning None hands over no cleanup (2.0.2 keeps no entry)
+            self._cleanup_fns.append(cleanup_fn)
 
     async def cleanup(self) -> None:
         """Run cleanups last-registered first; every one runs, and the first fatal interrupt is re-raised after."""
         fatal: BaseException | None = None
-        for cleanup_fn in reversed(self._cleanup_functions):
+        for cleanup_fn in reversed(self._cleanup_fns):
             if not callable(cleanup_fn):
                 continue
             try:
@@ -230,7 +231,7 @@ class ModuleCoordinator:
             except BaseException as error:  # KeyboardInterrupt, SystemExit, CancelledError
                 logger.warning("cleanup %r interrupted by %s", cleanup_fn, type(error).__name__)
                 fatal = fatal or error
-        self._cleanup_functions.clear()
+        self._cleanup_fns.clear()
         if fatal is not None:
             raise fatal
 
@@ -346,19 +347,13 @@ class ModuleCoordinator:
         return HookResult(action="deny", reason=f"User denied: {shown}")
 
     def to_dict(self) -> dict[str, Any]:
+        """2.0.2's summary, key for key: names in mount/registration order, presence flags."""
         return {
-            "session_id": self.session_id,
-            "parent_id": self.parent_id,
-            "orchestrator": type(self.mount_points["orchestrator"]).__name__
-            if self.mount_points["orchestrator"] is not None else None,
-            "context": type(self.mount_points["context"]).__name__
-            if self.mount_points["context"] is not None else None,
-            "providers": sorted(self.mount_points["providers"]),
-            "tools": sorted(self.mount_points["tools"]),
-            "capabilities": sorted(self._capabilities),
-            # 2.0.2's keys
+            "tools": list(self.mount_points["tools"]),
+            "providers": list(self.mount_points["providers"]),
             "has_orchestrator": self.mount_points["orchestrator"] is not None,
             "has_context": self.mount_points["context"] is not None,
+            "capabilities": list(self._capabilities),
             "has_approval_provider": self.approval_system is not None,
             "has_display_service": self.display_system is not None,
         }

@@ -12,13 +12,15 @@ Visibility = Literal["internal", "developer", "user"]
 
 
 class _Block(BaseModel):
+    """Shared config only: each block declares ``visibility`` itself, in 2.0.2's field order (it shows in dumps)."""
+
     model_config = ConfigDict(extra="allow")
-    visibility: Visibility | None = None
 
 
 class TextBlock(_Block):
     type: Literal["text"] = "text"
     text: str
+    visibility: Visibility | None = None
 
 
 class ThinkingBlock(_Block):
@@ -27,12 +29,14 @@ class ThinkingBlock(_Block):
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str | None = None
+    visibility: Visibility | None = None
     content: list[Any] | None = None
 
 
 class RedactedThinkingBlock(_Block):
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
+    visibility: Visibility | None = None
 
 
 class ToolCallBlock(_Block):
@@ -40,23 +44,27 @@ class ToolCallBlock(_Block):
     id: str
     name: str
     input: dict[str, Any]
+    visibility: Visibility | None = None
 
 
 class ToolResultBlock(_Block):
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
     output: Any
+    visibility: Visibility | None = None
 
 
 class ImageBlock(_Block):
     type: Literal["image"] = "image"
     source: dict[str, Any]
+    visibility: Visibility | None = None
 
 
 class ReasoningBlock(_Block):
     type: Literal["reasoning"] = "reasoning"
     content: list[Any]
     summary: list[Any]
+    visibility: Visibility | None = None
 
 
 ContentBlockUnion = Annotated[

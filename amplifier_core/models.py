@@ -85,13 +85,13 @@ class ToolResult(BaseModel):
         }
         if self.content is not None:
             payload["content"] = hook_safe_content(self.serialize_content(self.content))
-        return payload
+        return json.loads(json.dumps(payload, sort_keys=True))  # key order as 2.0.2's (its engine sorts keys)
 
     def __str__(self) -> str:
         if self.success:
             return str(self.output) if self.output else "Success"
         if self.error:
-            return f"Error: {self.error.get('message') or 'Unknown error'}"
+            return f"Error: {self.error.get('message', 'Unknown error')}"
         return "Failed"
 
     def get_serialized_output(self) -> str:
@@ -106,13 +106,12 @@ class ToolResult(BaseModel):
             return strip_control_chars("\n\n".join(parts))
         if self.output is not None:
             if isinstance(self.output, (dict, list)):
-                text = json.dumps(self.output, default=_tool_output_default, ensure_ascii=False)
+                text = json.dumps(self.output, default=_tool_output_default)  # ASCII-escaped, as 2.0.2's
             else:
                 text = str(self.output)
             return strip_control_chars(text)
         if not self.success:
-            message = (self.error or {}).get("message") or "Failed"
-            return strip_control_chars(f"Error: {message}")
+            return f"Error: {self.error.get('message', 'Unknown error') if self.error else 'Failed'}"
         return "Success"
 
 
@@ -180,8 +179,8 @@ class ModelInfo(BaseModel):
 class ConfigField(BaseModel):
     id: str
     display_name: str
-    prompt: str
     field_type: Literal["text", "secret", "choice", "boolean"] = "text"
+    prompt: str
     env_var: str | None = None
     choices: list[str] | None = None
     required: bool = True

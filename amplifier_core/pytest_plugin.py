@@ -2,7 +2,8 @@
 
 The module under test is ``--module-path`` (a package dir, or a module repository / ``modules/<id>/`` dir
 holding one ``amplifier_module_*`` package), else found by walking up from the test file to an
-``amplifier-module-<type>-...`` (or ``<type>-<name>/amplifier_module_<type>_<name>``) directory. The kernel's
+``amplifier-module-<type>-...`` (or ``<type>-<name>/amplifier_module_<type>_<name>``) directory, else the
+``amplifier_module_<type>_*`` package directly inside the working directory, rootdir or a test path. The kernel's
 own behavioural/structural suites are skipped unless there is a module under test, and only the suite of
 its type runs. This file imports nothing from amplifier_core at import time: it loads in every pytest run.
 """
@@ -104,11 +105,27 @@ def _detect_context(config: pytest.Config) -> ModuleContext:
     candidates += [Path(str(arg).split("::")[0]) for arg in config.args]
     for candidate in candidates:
         candidate = candidate.resolve()
+        if candidate.is_file():
+            candidate = candidate.parent
         for directory in (candidate, *candidate.parents):
             if _is_module_root(directory, our_layout=False):
                 package = find_module_package(directory)
                 return ModuleContext(package, module_type_from_name(directory.name))
+        package = _package_directly_inside(candidate)
+        if package is not None:  # a checkout under any name (2.0.2 looks at the candidate's children too)
+            return ModuleContext(package, module_type_from_name(package.name))
     return ModuleContext(None, None)
+
+
+def _package_directly_inside(directory: Path) -> Path | None:
+    """The first ``amplifier_module_<type>_...`` package among ``directory``'s children, by name."""
+    if not directory.is_dir():
+        return None
+    for child in sorted(directory.iterdir()):
+        if child.name.startswith(_PACKAGE_PREFIX) and module_type_from_name(child.name) \
+                and (child / "__init__.py").is_file():
+            return child
+    return None
 
 
 class AmplifierModulePlugin:
@@ -288,11 +305,14 @@ async def context_module(module_path: Path | None, coordinator: Any, module_conf
 
 @_async_fixture
 async def hook_cleanup(module_path: Path | None, coordinator: Any, module_config: dict[str, Any]) -> Any:
-    """Mounts the hook module on ``coordinator`` and yields what mount() returned (its cleanup, or None)."""
+    """Mounts the hook module on ``coordinator`` and yields the cleanup mount() returned (None if it returned
+    nothing callable)."""
     if module_path is None:
         pytest.skip("no module under test: run with --module-path=PATH")
     module = _import_module_package(module_path)
     cleanup = await module.mount(coordinator, dict(module_config))
+    if not callable(cleanup):  # as 2.0.2's loader: only a callable is a cleanup
+        cleanup = None
     try:
         yield cleanup
     finally:

@@ -97,7 +97,6 @@ class MockCoordinator(ModuleCoordinator):
         super().__init__(session=session, approval_system=approval_system, display_system=display_system)
         self._hooks = RecordingHookRegistry()
         self.mount_points["hooks"] = self._hooks
-        self.hooks.set_default_fields(session_id=self.session_id, parent_id=self.parent_id)
         # make the session and its loader refer to this coordinator, so the object graph is coherent
         if getattr(session, "coordinator", None) is not None:
             session.coordinator = self
@@ -194,7 +193,7 @@ class EventRecorder:
 
     async def emit(self, event: str, data: dict[str, Any]) -> HookResult:
         self.events.append((event, copy.copy(data)))
-        return HookResult(action="continue", data=data)
+        return HookResult(action="continue")  # 2.0.2's: no data echoed back, so loops keep their own
 
     async def record(self, event: str, data: dict[str, Any]) -> HookResult:
         return await self.emit(event, data)

@@ -485,14 +485,29 @@ async def test_to_dict_summarises_mounts() -> None:
     await coordinator.mount("tools", SimpleNamespace(name="b"))
     await coordinator.mount("tools", SimpleNamespace(name="a"))
     coordinator.register_capability("session.spawn", object())
-    summary = coordinator.to_dict()
-    assert summary["tools"] == ["a", "b"] and summary["session_id"] == "sess-1"
-    assert summary["capabilities"] == ["session.spawn"] and summary["orchestrator"] is None
-    assert summary["has_orchestrator"] is False and summary["has_context"] is False
-    assert summary["has_approval_provider"] is (coordinator.approval_system is not None)
+    # exactly 2.0.2's keys, in its order, names in mount order (upstream tests compare the whole dict)
+    assert coordinator.to_dict() == {
+        "tools": ["b", "a"], "providers": [], "has_orchestrator": False, "has_context": False,
+        "capabilities": ["session.spawn"], "has_approval_provider": coordinator.approval_system is not None,
+        "has_display_service": coordinator.display_system is not None,
+    }
+    assert list(coordinator.to_dict()) == ["tools", "providers", "has_orchestrator", "has_context", "capabilities",
+                                           "has_approval_provider", "has_display_service"]
 
 
 async def test_mounting_at_hooks_points_to_the_registry() -> None:
     coordinator = make_coordinator()
     with pytest.raises(ValueError, match="Hooks should be registered directly"):
         await coordinator.mount("hooks", object())
+
+
+async def test_cleanups_are_kept_in_2_0_2s_cleanup_fns_list_and_none_is_not_kept() -> None:
+    """Upstream module tests check what mount() handed over through ``coordinator._cleanup_fns``."""
+    coordinator = make_coordinator()
+
+    def close() -> None:
+        return None
+
+    coordinator.register_cleanup(None)  # a mount() that returned nothing
+    coordinator.register_cleanup(close)
+    assert coordinator._cleanup_fns == [close]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -130,3 +131,34 @@ def test_chat_response_text_joins_text_blocks_only() -> None:
     response = ChatResponse(content=blocks)
     assert response.text == "a\n\nb"
     assert ChatResponse(content=[]).text == ""
+
+
+def test_block_dumps_keep_2_0_2_key_order() -> None:
+    """Upstream module tests compare ``json.dumps`` of dumped blocks as strings, so key order is surface."""
+    from amplifier_core.message_models import (
+        ImageBlock,
+        ReasoningBlock,
+        RedactedThinkingBlock,
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+    )
+
+    assert json.dumps(TextBlock(text="hi").model_dump()) == '{"type": "text", "text": "hi", "visibility": null}'
+    assert [list(cls.model_fields) for cls in (ThinkingBlock, RedactedThinkingBlock, ToolCallBlock, ToolResultBlock,
+                                               ImageBlock, ReasoningBlock)] == [
+        ["type", "thinking", "signature", "visibility", "content"],
+        ["type", "data", "visibility"],
+        ["type", "id", "name", "input", "visibility"],
+        ["type", "tool_call_id", "output", "visibility"],
+        ["type", "source", "visibility"],
+        ["type", "content", "summary", "visibility"],
+    ]
+
+
+def test_config_field_dump_keeps_2_0_2_key_order() -> None:
+    from amplifier_core.models import ConfigField
+
+    dumped = ConfigField(id="api_key", display_name="API key", prompt="Key?").model_dump()
+    assert list(dumped)[:4] == ["id", "display_name", "field_type", "prompt"]

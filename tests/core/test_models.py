@@ -34,7 +34,21 @@ def test_toolresult_serializes_output_even_when_failed() -> None:
 def test_toolresult_serialized_output_without_output() -> None:
     assert ToolResult().get_serialized_output() == "Success"
     assert ToolResult(success=False).get_serialized_output() == "Error: Failed"
-    assert ToolResult(success=False, error={"code": 3}).get_serialized_output() == "Error: Failed"
+    # as 2.0.2: an error without a message is "Unknown error", an empty message stays empty
+    assert ToolResult(success=False, error={"code": 3}).get_serialized_output() == "Error: Unknown error"
+    assert ToolResult(success=False, error={"message": ""}).get_serialized_output() == "Error: "
+    assert str(ToolResult(success=False, error={"message": ""})) == "Error: "
+
+
+def test_toolresult_serialized_json_is_ascii_escaped_as_2_0_2() -> None:
+    """Upstream tests compare the text with ``json.dumps(output)``, whose default escapes non-ASCII."""
+    output = {"name": "café ☕"}
+    assert ToolResult(output=output).get_serialized_output() == json.dumps(output) == '{"name": "caf\\u00e9 \\u2615"}'
+
+
+def test_toolresult_hook_presentation_has_2_0_2_key_order() -> None:
+    presented = ToolResult(success=False, error={"message": "m", "code": 1}).safe_hook_presentation()
+    assert json.dumps(presented) == '{"error": {"code": 1, "message": "m"}, "output": "m", "success": false}'
 
 
 def test_toolresult_serializes_decimal_as_string() -> None:

@@ -113,6 +113,24 @@ def test_running_from_inside_a_module_repository_sets_module_context(pytester: p
     result.assert_outcomes(passed=1)
 
 
+def test_a_checkout_under_any_name_is_found_by_the_package_inside_it(pytester: pytest.Pytester) -> None:
+    """2.0.2 also looks for an ``amplifier_module_<type>_*`` package directly inside the working directory, the
+    rootdir and each test path, so a module repository cloned as ``checkout/`` still runs its inherited suites."""
+    repo = make_module(pytester.path, "checkout", "amplifier_module_tool_tiny", TINY_TOOL)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_behavior.py").write_text(textwrap.dedent("""
+        from amplifier_core.validation.behavioral import ToolBehaviorTests
+
+        class TestTiny(ToolBehaviorTests):
+            pass
+
+        def test_detected(module_path, module_type, is_module_context):
+            assert (module_path.name, module_type, is_module_context) == ("amplifier_module_tool_tiny", "tool", True)
+    """))
+    run(pytester, "--rootdir", str(repo), str(repo / "tests")).assert_outcomes(passed=8)
+    run(pytester, str(repo)).assert_outcomes(passed=8)
+
+
 def test_core_behavioral_suite_runs_against_our_module_layout_via_module_path(pytester: pytest.Pytester) -> None:
     module_root = make_module(pytester.path / "modules", "tool-tiny", "amplifier_module_tool_tiny", TINY_TOOL)
     result = run(pytester, str(CORE_VALIDATION / "behavioral"), f"--module-path={module_root}", "-rs")
@@ -142,6 +160,43 @@ def test_core_behavioral_suite_of_each_type_passes_for_a_good_module(
     suite = CORE_VALIDATION / "behavioral" / f"test_{module_type}.py"
     result = run(pytester, str(suite), f"--module-path={module_root / package}")
     result.assert_outcomes(passed=expected)
+
+
+LOOSE_HOOK = """
+    from amplifier_core import HookResult
+
+    async def mount(coordinator, config):
+        async def note(event, data):
+            return HookResult()
+        coordinator.hooks.register("tool:pre", note, name="note")
+        return "registered"  # not a cleanup: 2.0.2's loader treats it as none
+"""
+
+DICT_TOOL = """
+    class DictTool:
+        name = "dicty"
+        description = "Answers with a plain dict"
+        input_schema = {"type": "object", "properties": {}}
+
+        async def execute(self, input):
+            return {"output": "x"}
+
+    async def mount(coordinator, config):
+        await coordinator.mount("tools", DictTool())
+"""
+
+
+def test_inherited_suites_fail_a_module_exactly_where_2_0_2_does(pytester: pytest.Pytester) -> None:
+    """A mount() answer that is not callable is no cleanup (hook suite passes), and a tool answering dicts fails
+    only the two tests that look at the result, not the bad-input one, which fails on code errors only."""
+    hook = make_module(pytester.path, "hooks-loose", "amplifier_module_hooks_loose", LOOSE_HOOK)
+    run(pytester, str(CORE_VALIDATION / "behavioral" / "test_hook.py"),
+        f"--module-path={hook}").assert_outcomes(passed=7)
+    tool = make_module(pytester.path, "tool-dicty", "amplifier_module_tool_dicty", DICT_TOOL)
+    result = run(pytester, str(CORE_VALIDATION / "behavioral" / "test_tool.py"), f"--module-path={tool}")
+    result.assert_outcomes(passed=5, failed=2)
+    result.stdout.fnmatch_lines(["*FAILED*test_execute_returns_tool_result*",
+                                 "*FAILED*test_tool_result_has_required_fields*"])
 
 
 def test_provider_suite_uses_module_config_and_fails_clearly_without_it(pytester: pytest.Pytester) -> None:

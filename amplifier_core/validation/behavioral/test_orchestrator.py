@@ -35,13 +35,14 @@ class OrchestratorBehaviorTests:
 
     @pytest.mark.asyncio
     async def test_execute_with_empty_prompt(self, orchestrator_module: Any, mock_deps: Any) -> None:
+        """An empty prompt must not crash the loop with a code error; as in 2.0.2 that is all this test fails on
+        (the answer's type is test_execute_returns_string's business)."""
         try:
-            result = await self._execute(orchestrator_module, "", mock_deps)
+            await self._execute(orchestrator_module, "", mock_deps)
         except _CODE_ERRORS as error:
             pytest.fail(f"execute(prompt='') crashed: {type(error).__name__}: {error}")
         except Exception:
             return  # a sensible refusal is fine
-        assert isinstance(result, str)
 
     @pytest.mark.asyncio
     async def test_orchestrator_uses_provider(self, orchestrator_module: Any, mock_deps: Any) -> None:

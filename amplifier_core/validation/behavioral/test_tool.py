@@ -41,19 +41,19 @@ class ToolBehaviorTests:
     @pytest.mark.asyncio
     async def test_tool_result_has_required_fields(self, tool_module: Any) -> None:
         result = await tool_module.execute({"_tool_call_id": "test-456"})
-        assert isinstance(result.success, bool)
-        assert hasattr(result, "output")
+        assert hasattr(result, "success"), "the result has no success field"
+        assert hasattr(result, "output"), "the result has no output field"
 
     @pytest.mark.asyncio
     async def test_invalid_input_returns_error_result(self, tool_module: Any) -> None:
+        """Bad input must not crash the tool with a code error; as in 2.0.2 that is all this test fails on
+        (what execute() returns is test_execute_returns_tool_result's business)."""
         try:
-            result = await tool_module.execute({})
+            await tool_module.execute({})
         except _CODE_ERRORS as error:
             pytest.fail(f"execute({{}}) crashed: {type(error).__name__}: {error}; return a failed ToolResult")
         except Exception:
             return  # an explicit validation error is allowed
-        assert isinstance(result, ToolResult), "execute() must return a ToolResult even for bad input"
-
 
 class TestToolBehavior(ToolBehaviorTests):
     """Collected when this file is run directly against a tool (``--module-path``)."""
