@@ -129,7 +129,8 @@ TestCoordinator = MockCoordinator
 class MockTool:
     """A tool whose ``execute`` is an AsyncMock returning ``ToolResult(success=True, output=output)``.
 
-    ``description=``, ``return_value=`` and ``last_input`` are the spellings of the contract docs."""
+    ``description=``, ``return_value=`` and ``last_input`` are the spellings of the contract docs; a
+    ``ToolResult`` given as ``return_value`` is returned as it is (a failure stays a failure)."""
 
     __test__ = False
 
@@ -148,6 +149,8 @@ class MockTool:
     async def _execute(self, input: dict[str, Any]) -> ToolResult:
         self.call_count += 1
         self.last_input = input
+        if isinstance(self.output, ToolResult):
+            return self.output
         return ToolResult(success=True, output=self.output)
 
 

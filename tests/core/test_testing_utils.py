@@ -202,3 +202,12 @@ async def test_mock_coordinator_has_every_attribute_of_the_real_one() -> None:
     mock.session_state["turns"] = 1
     assert mock.session_state == {"turns": 1}
     assert mock.session_id == "test-session" and mock.config["session"]["orchestrator"] == "test-orchestrator"
+
+
+async def test_mock_tool_returns_a_tool_result_given_as_return_value_unwrapped() -> None:
+    from amplifier_core.models import ToolResult
+    from amplifier_core.testing import MockTool
+
+    failure = ToolResult(success=False, error={"message": "boom"})
+    result = await MockTool("t", return_value=failure).execute({})
+    assert result is failure and result.success is False
