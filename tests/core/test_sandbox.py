@@ -108,6 +108,30 @@ def test_network_false_refuses_a_loopback_connection(tmp_path: Path, listener: i
     assert allowed.stdout.strip() == "connected", allowed.stderr
 
 
+# IPPROTO_MPTCP (262): Landlock's TCP rules do not apply to it, and an MPTCP client falls back to plain TCP
+# against an ordinary listener, so without more it reaches any TCP server with network: false.
+OTHER_IP_SOCKETS = {
+    "mptcp": ("python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); "
+              "s.connect((\"127.0.0.1\", int(sys.argv[1]))); print(\"connected\")' {port}"),
+    "udp": ("python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+            "s.sendto(b\"x\", (\"127.0.0.1\", int(sys.argv[1]))); print(\"connected\")' {port}"),
+    "udp6": ("python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); "
+             "s.sendto(b\"x\", (\"::1\", int(sys.argv[1]))); print(\"connected\")' {port}"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OTHER_IP_SOCKETS))
+def test_network_false_refuses_every_ip_socket_not_only_tcp(tmp_path: Path, listener: int, kind: str) -> None:
+    confinement = confine(SandboxPolicy(network=False), str(tmp_path))
+    refused = run(confinement, OTHER_IP_SOCKETS[kind].format(port=listener), tmp_path)
+    assert refused.returncode != 0 and "connected" not in refused.stdout, refused.stderr
+    assert "PermissionError" in refused.stderr
+    assert "network" in (confinement.explain(refused.stderr, str(tmp_path)) or "")
+    # unix sockets (local IPC, not the network) still work
+    local = run(confinement, "python3 -c 'import socket; socket.socketpair(); print(\"ok\")'", tmp_path)
+    assert local.stdout.strip() == "ok", local.stderr
+
+
 def test_off_runs_unconfined_and_says_so(tmp_path: Path, outside: Path) -> None:
     confinement = confine(SandboxPolicy(mode="off", required=True), str(tmp_path))
     assert not confinement.confined and confinement.refusal() is None

@@ -1,7 +1,8 @@
 """Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
 
 SPEC is JSON ``{"write": [paths], "deny_network": bool}``. The launcher sets no_new_privs, enforces a
-Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``) and replaces itself with
+Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``, and every IP socket by a
+seccomp filter, ``seccomp.py``) and replaces itself with
 PROGRAM, which inherits the confinement, as does everything PROGRAM starts. It fails closed: when the ruleset
 cannot be enforced it prints why and exits 126 without running PROGRAM.
 
@@ -21,7 +22,8 @@ EXIT_CANNOT_CONFINE = 126
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock  # this directory's landlock.py; stdlib only
+    import landlock  # this directory's landlock.py and seccomp.py; stdlib only
+    import seccomp
 
     if len(argv) < 3 or argv[1] != "--":
         print("amplifier sandbox: usage: launch.py SPEC -- PROGRAM [ARGS...]", file=sys.stderr)
@@ -40,6 +42,8 @@ def main(argv: list[str]) -> int:
     try:
         landlock.set_no_new_privs()
         landlock.restrict_self(abi, writable, deny_network)
+        if deny_network and seccomp.supported():  # elsewhere the caller reported the gap (TCP only)
+            seccomp.refuse_ip_sockets()
     except OSError as error:
         print(f"amplifier sandbox: refusing to run unconfined: {error}", file=sys.stderr)
         return EXIT_CANNOT_CONFINE
