@@ -195,7 +195,7 @@ async def test_a_command_named_by_an_expansion_is_asked_for_even_under_an_allow_
     coordinator = await mounted({"rules": [{"tool": "bash", "command": "*"}],
                                  "read_only_commands": ["ls", "$s"]})
     for line in ("s=sudo; $s -n true", "${x} a", "$(which rm) -rf /tmp/x", "`echo ls`", 'eval "$cmd"',
-                 "sudo $s ls", "bash -c '$s ls'"):
+                 "sudo $s ls", "bash -c '$s ls'", "/usr/bin/su[d]o -n true", "/usr/*/sudo ls", "trap '$s' EXIT"):
         result = await pre(coordinator, "bash", command=line)
         assert result.action == "ask_user", line
         assert "expansion" in result.reason

@@ -156,7 +156,7 @@ def _download_to_shell(command: ShellCommand, core: list[str], pipeline: list[Sh
 def _privilege(command: ShellCommand, core: list[str], _: list[ShellCommand]) -> bool:
     wrappers = {os.path.basename(word) for word in command.words[: len(command.words) - len(core)]}
     return bool(wrappers & {"sudo", "doas"}) or _name(core) in ("sudo", "doas", "su", "passwd", "chpasswd", "visudo",
-                                                                 "pkexec", "run0")
+                                                                 "pkexec", "run0", "runuser", "sudoedit")
 
 
 _RULES = (
