@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,5 +40,7 @@ def save_transcript(path: Path, messages: list[dict[str, Any]], header: dict[str
         text = json.dumps({**header, "messages": messages}, indent=2, ensure_ascii=False, default=str) + "\n"
     else:
         text = _markdown(messages, header)
-    path.write_text(text, encoding="utf-8")
+    # private like the session it comes from (0600 when created; an existing file keeps its mode)
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as handle:
+        handle.write(text)
     return path
