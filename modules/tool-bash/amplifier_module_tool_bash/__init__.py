@@ -25,7 +25,7 @@ from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
 from .process_runner import RunOutcome, end_background, end_group, run_in_group, shell_argv, start_background
-from .sandboxing import STATUS_CAPABILITY, UNCONFINED_ONCE_CAPABILITY, SandboxConfig, ToolSandbox
+from .sandboxing import STATUS_CAPABILITY, UNCONFINED_ONCE_CAPABILITY, SandboxConfig, ToolSandbox, app_places
 
 __amplifier_module_type__ = "tool"
 __all__ = ["BashConfig", "BashOutputTool", "BashTool", "SandboxConfig", "mount"]
@@ -385,6 +385,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     coordinator.register_capability(UNCONFINED_ONCE_CAPABILITY, tool.sandbox.grant_unconfined_once)
     unregister = coordinator.hooks.register(TOOL_PRE, tool.sandbox.drop_stale_grants, priority=-20,
                                             name=f"{MODULE_ID}:sandbox-grants")
+    tool.sandbox.places = app_places(coordinator)
     tool.sandbox.warn_once(tool.workspace())
 
     async def cleanup() -> None:

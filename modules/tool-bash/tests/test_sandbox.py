@@ -191,3 +191,34 @@ def test_sandbox_config_shapes() -> None:
         parse_module_config(BashConfig, {"sandbox": "sometimes"}, "tool-bash")
     with pytest.raises(ModuleConfigError, match="sandbox"):
         parse_module_config(BashConfig, {"sandbox": {"mode": "off", "netwrk": True}}, "tool-bash")
+
+
+async def test_a_warning_says_when_amplifiers_own_settings_or_sessions_are_inside_a_write_root(
+        workdir: Path, outside: Path) -> None:
+    """Run from the home directory, the workspace holds amplifier's settings (approval rules): a confined
+    command can write them, and Landlock cannot carve them out, so the user is told."""
+    coordinator = ModuleCoordinator(session=None)
+    coordinator.register_capability("session.working_dir", str(workdir))
+    config_dir = workdir / ".config" / "amplifier"
+    config_dir.mkdir(parents=True)
+    coordinator.register_capability("app.user_config_dir", str(config_dir))
+    coordinator.register_capability("session.dir", str(outside / "sessions" / "s1"))
+    cleanup = await mount(coordinator, {})
+    try:
+        bash = coordinator.get("tools", "bash")
+        wrote = await bash.execute({"command": "echo 'approval: {rules: []}' > .config/amplifier/settings.yaml"})
+        assert wrote.success  # the risk is real: inside the workspace, the sandbox lets it write
+        warning = coordinator.get_capability("sandbox.status")()["warning"]
+        assert f"can write {config_dir}" in warning and "approval rules" in warning
+        assert "session records" not in warning
+    finally:
+        await cleanup()
+
+    coordinator = ModuleCoordinator(session=None)
+    coordinator.register_capability("session.working_dir", str(workdir))
+    coordinator.register_capability("app.user_config_dir", str(outside / "config"))
+    cleanup = await mount(coordinator, {})
+    try:
+        assert coordinator.get_capability("sandbox.status")()["warning"] is None
+    finally:
+        await cleanup()
