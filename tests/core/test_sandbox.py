@@ -84,6 +84,17 @@ def test_confined_commands_run_with_no_new_privs(tmp_path: Path) -> None:
     assert result.stdout.split() == ["NoNewPrivs:", "1"]
 
 
+def test_confined_commands_hold_no_capabilities_even_when_started_by_root(tmp_path: Path, outside: Path) -> None:
+    """Root keeps its capabilities across no_new_privs: module loading, reboot, raw sockets, chown of any file.
+    (Run by a user without capabilities, these hold trivially.)"""
+    target = outside / "file"
+    target.write_text("x")
+    result = run(confine(SandboxPolicy(), str(tmp_path)),
+                 f"grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status; chown 4242 {target}", tmp_path)
+    assert [line.split()[1] for line in result.stdout.splitlines()] == ["0000000000000000"] * 4, result.stdout
+    assert target.stat().st_uid != 4242
+
+
 @pytest.fixture
 def listener() -> Iterator[int]:
     server = socket.socket()

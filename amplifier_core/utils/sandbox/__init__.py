@@ -22,7 +22,8 @@ files such as /dev/null), ``read-only`` (the temp dirs and those devices only), 
 says so). Reading and executing are never restricted. ``network=False`` refuses TCP connect and bind (Landlock
 ABI >= 4), every other IP socket (UDP, raw, MPTCP: a seccomp filter, x86_64 and aarch64) and abstract unix
 sockets to outside the sandbox (ABI >= 6); named unix sockets are not covered.
-Every confined command also runs with no_new_privs, so setuid programs (sudo) gain nothing.
+Every confined command also runs with no_new_privs, so setuid programs (sudo) gain nothing,
+and without capabilities (started by root, it keeps root's file ownership but none of its powers).
 
 How: ``argv`` prefixes ``python -I -S launch.py SPEC --``; the launcher applies the ruleset to itself and execs
 the command (no code runs between fork and exec in this process, which is threaded). It fails closed with

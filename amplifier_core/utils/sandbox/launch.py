@@ -2,8 +2,8 @@
 
 SPEC is JSON ``{"write": [paths], "deny_network": bool}``. The launcher sets no_new_privs, enforces a
 Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``, and every IP socket by a
-seccomp filter, ``seccomp.py``) and replaces itself with
-PROGRAM, which inherits the confinement, as does everything PROGRAM starts. It fails closed: when the ruleset
+seccomp filter, ``seccomp.py``), drops every capability (root's too) and replaces itself with PROGRAM, which
+inherits the confinement, as does everything PROGRAM starts. It fails closed: when the ruleset
 cannot be enforced it prints why and exits 126 without running PROGRAM.
 
 A separate process rather than a ``preexec_fn``: code between fork and exec in a threaded Python (the app
@@ -42,6 +42,7 @@ def main(argv: list[str]) -> int:
     try:
         landlock.set_no_new_privs()
         landlock.restrict_self(abi, writable, deny_network)
+        landlock.drop_capabilities()
         if deny_network and seccomp.supported():  # elsewhere the caller reported the gap (TCP only)
             seccomp.refuse_ip_sockets()
     except OSError as error:
