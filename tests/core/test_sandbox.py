@@ -95,6 +95,27 @@ def test_confined_commands_hold_no_capabilities_even_when_started_by_root(tmp_pa
     assert target.stat().st_uid != 4242
 
 
+SET_ID_ATTEMPTS = (
+    "cp /bin/true a; chmod 4755 a; chmod u+s a; chmod g+s a; "
+    "python3 -c 'import os; os.chmod(\"a\", 0o6755)'; "
+    "python3 -c 'import os; os.close(os.open(\"b\", os.O_CREAT | os.O_WRONLY, 0o4755))'; "
+    "python3 -c 'import os, stat; os.mknod(\"c\", stat.S_IFREG | 0o4755)'; "
+    "cp /bin/true d; chmod 700 d; chmod +x d; mkdir -m 755 e; ls -l a b c d"
+)
+
+
+def test_confined_commands_cannot_make_setuid_or_setgid_files(tmp_path: Path) -> None:
+    """A setuid copy of a shell left in the project or the temp dir would let any local user act as you (as root,
+    anywhere root owns a file: Landlock does not cover modes); ordinary mode changes still work."""
+    result = run(confine(SandboxPolicy(), str(tmp_path)), SET_ID_ATTEMPTS, tmp_path)
+    for name in "abc":
+        path = tmp_path / name
+        if path.exists():
+            assert not path.stat().st_mode & 0o6000, (name, oct(path.stat().st_mode), result.stderr)
+    assert (tmp_path / "d").stat().st_mode & 0o777 == 0o700 | 0o111 and (tmp_path / "e").is_dir()
+    assert "Operation not permitted" in result.stderr
+
+
 @pytest.fixture
 def listener() -> Iterator[int]:
     server = socket.socket()

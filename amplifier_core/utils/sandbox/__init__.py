@@ -23,7 +23,8 @@ says so). Reading and executing are never restricted. ``network=False`` refuses 
 ABI >= 4), every other IP socket (UDP, raw, MPTCP: a seccomp filter, x86_64 and aarch64) and abstract unix
 sockets to outside the sandbox (ABI >= 6); named unix sockets are not covered.
 Every confined command also runs with no_new_privs, so setuid programs (sudo) gain nothing,
-and without capabilities (started by root, it keeps root's file ownership but none of its powers).
+and without capabilities (started by root, it keeps root's file ownership but none of its powers); it
+cannot make setuid/setgid files (a seccomp filter, x86_64 and aarch64).
 
 How: ``argv`` prefixes ``python -I -S launch.py SPEC --``; the launcher applies the ruleset to itself and execs
 the command (no code runs between fork and exec in this process, which is threaded). It fails closed with

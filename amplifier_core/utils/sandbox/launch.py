@@ -1,9 +1,10 @@
 """Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
 
 SPEC is JSON ``{"write": [paths], "deny_network": bool}``. The launcher sets no_new_privs, enforces a
-Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``, and every IP socket by a
-seccomp filter, ``seccomp.py``), drops every capability (root's too) and replaces itself with PROGRAM, which
-inherits the confinement, as does everything PROGRAM starts. It fails closed: when the ruleset
+Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``) and a seccomp filter
+(``seccomp.py``: no setuid/setgid files; every IP socket refused with ``deny_network``), drops every
+capability (root's too) and replaces itself with PROGRAM, which inherits the confinement, as does everything
+PROGRAM starts. It fails closed: when the ruleset
 cannot be enforced it prints why and exits 126 without running PROGRAM.
 
 A separate process rather than a ``preexec_fn``: code between fork and exec in a threaded Python (the app
@@ -43,8 +44,8 @@ def main(argv: list[str]) -> int:
         landlock.set_no_new_privs()
         landlock.restrict_self(abi, writable, deny_network)
         landlock.drop_capabilities()
-        if deny_network and seccomp.supported():  # elsewhere the caller reported the gap (TCP only)
-            seccomp.refuse_ip_sockets()
+        if seccomp.supported():  # elsewhere the caller reported the gap
+            seccomp.install(deny_network)
     except OSError as error:
         print(f"amplifier sandbox: refusing to run unconfined: {error}", file=sys.stderr)
         return EXIT_CANNOT_CONFINE
