@@ -313,8 +313,16 @@ class BashTool:
                 data = log.read()
         except OSError as error:
             return _error(f"Could not read the output of {job_id}: {error}")
-        job.read_offset += len(data)
         limit = self.config.max_output_bytes
+        if code is None:
+            # while it runs, whole lines only: a line (a key) cut between two reads would land in two results,
+            # where neither half can be recognised as a secret and masked
+            end = data.rfind(b"\n")
+            if end >= 0:
+                data = data[: end + 1]
+            elif len(data) < limit:
+                data = b""
+        job.read_offset += len(data)
         note = ""
         if len(data) > limit:
             note = f"[... first {len(data) - limit} bytes of new output skipped ...]\n"
