@@ -198,6 +198,22 @@ def test_the_launcher_fails_closed_when_it_cannot_confine(tmp_path: Path, outsid
     assert not (outside / "x").exists()
 
 
+def test_a_confined_command_cannot_widen_its_own_confinement(tmp_path: Path, outside: Path) -> None:
+    """What a hostile command can try from inside: start a nested launcher (or a nested amplifier) with "/" as its
+    write root, with the sandbox off, or with the "no Landlock" test switch set. Landlock domains only stack."""
+    nested_wide = confine(SandboxPolicy(), "/").argv(["/bin/touch", f"{outside}/wide"])
+    nested_off = confine(SandboxPolicy(mode="off"), "/").argv(["/bin/touch", f"{outside}/off"])
+    script = "; ".join([
+        " ".join(f"'{word}'" for word in nested_wide),
+        " ".join(f"'{word}'" for word in nested_off),
+        f"{FORCE_UNAVAILABLE_ENV}=1 touch {outside}/forced",
+        f"cd {outside} && touch relative",
+    ])
+    result = run(confine(SandboxPolicy(), str(tmp_path)), script, tmp_path)
+    assert sorted(os.listdir(outside)) == [], result.stderr
+    assert result.stderr.count("Permission denied") == 4, result.stderr
+
+
 def test_network_false_is_a_gap_on_kernels_before_abi_4(tmp_path: Path) -> None:
     from amplifier_core.utils.sandbox import SandboxSupport
 
