@@ -27,6 +27,7 @@ __all__ = [
     "ShellCommand",
     "command_words",
     "dynamic_command_word",
+    "is_assignment",
     "parse_commands",
     "split_commands",
     "split_pipelines",
@@ -98,7 +99,7 @@ def strip_wrappers(words: list[str]) -> list[str]:
     index = 0
     while index < len(words):
         word = words[index]
-        if _is_assignment(word):
+        if is_assignment(word):
             index += 1
             continue
         name = _basename(word)
@@ -114,13 +115,14 @@ def strip_wrappers(words: list[str]) -> list[str]:
             if option in takes_value and "=" not in option and index < len(words):
                 index += 1
         if name == "env":
-            while index < len(words) and _is_assignment(words[index]):
+            while index < len(words) and is_assignment(words[index]):
                 index += 1
         index += _WRAPPER_POSITIONALS.get(name, 0)
     return words[index:]
 
 
-def _is_assignment(word: str) -> bool:
+def is_assignment(word: str) -> bool:
+    """``NAME=value`` (a variable assignment, not a command word)."""
     name, equals, _ = word.partition("=")
     return bool(equals) and bool(name) and (name[0].isalpha() or name[0] == "_") and \
         all(char.isalnum() or char == "_" for char in name)
@@ -551,7 +553,7 @@ def _env_split_strings(words: list[str]) -> list[str]:
             found.append(word.partition("=")[2])
         elif word.startswith("-S") and not word.startswith("--"):
             found.append(word[2:])
-        elif not word.startswith("-") and not _is_assignment(word):
+        elif not word.startswith("-") and not is_assignment(word):
             in_env = False
     return [item for item in found if item]
 
@@ -640,7 +642,7 @@ def dynamic_command_word(words: list[str]) -> str | None:
         return command[0]
     # the program words: the command's name and the wrappers' names before it (``/usr/*/sudo ls``)
     names = [word for word in words[: len(words) - len(command)] if not word.startswith("-")
-             and not _is_assignment(word)] + [command[0]]
+             and not is_assignment(word)] + [command[0]]
     for name in names:
         if name not in _TEST_COMMANDS and any(mark in name for mark in _GLOB_MARKS):
             return name
