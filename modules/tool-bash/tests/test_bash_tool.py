@@ -201,6 +201,26 @@ async def test_a_running_jobs_unfinished_last_line_waits_for_the_next_read(coord
         await cleanup()
 
 
+async def test_a_background_jobs_raw_output_is_in_no_named_file(coordinator: ModuleCoordinator, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output is read before it is masked; a log file with a name would keep a printed key on disk (also
+    after a crash, when cleanup never runs)."""
+    monkeypatch.setenv("JOB_TOKEN", "job-token-value-42")
+    cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2})
+    bash = coordinator.get("tools", "bash")
+    ready = tmp_path / "ready"
+    os.mkfifo(ready)
+    try:
+        await bash.execute({"command": f"echo $JOB_TOKEN; echo $$ > {ready}; sleep 30", "run_in_background": True})
+        pid = int(await _read_fifo(ready))
+        target = os.readlink(f"/proc/{pid}/fd/1")
+        assert target.endswith(" (deleted)") or not os.path.exists(target), target
+        read = await coordinator.get("tools", "bash_output").execute({"id": "bg1"})
+        assert "job-token-value-42" in read.output  # the model still reads it (masking is for what is stored)
+    finally:
+        await cleanup()
+
+
 async def test_processes_left_behind_by_a_foreground_command_are_ended_at_cleanup(
         coordinator: ModuleCoordinator, tmp_path: Path) -> None:
     cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2})
