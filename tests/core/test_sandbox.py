@@ -164,6 +164,31 @@ def test_network_false_refuses_every_ip_socket_not_only_tcp(tmp_path: Path, list
     assert local.stdout.strip() == "ok", local.stderr
 
 
+@pytest.fixture
+def abstract_listener() -> Iterator[str]:
+    """A unix socket in the abstract namespace, as an X server (keystrokes into any window) or an older D-Bus
+    session bus offers: no file, so no Landlock path rule can refuse connecting to it."""
+    name = f"amplifier-test-{os.getpid()}-{id(object())}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind("\0" + name)
+    server.listen(8)
+    yield name
+    server.close()
+
+
+@pytest.mark.parametrize("network", [True, False])
+def test_abstract_unix_sockets_outside_the_sandbox_are_refused(tmp_path: Path, abstract_listener: str,
+                                                               network: bool) -> None:
+    """(Landlock ABI >= 6, as this machine's kernel has.)"""
+    command = ("python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(\"\\0\" + sys.argv[1]); "
+               "print(\"connected\")' " + abstract_listener)
+    result = run(confine(SandboxPolicy(network=network), str(tmp_path)), command, tmp_path)
+    assert result.returncode != 0 and "connected" not in result.stdout, result.stderr
+    assert "Operation not permitted" in result.stderr or "Permission denied" in result.stderr
+    unconfined = run(confine(SandboxPolicy(mode="off"), str(tmp_path)), command, tmp_path)
+    assert unconfined.stdout.strip() == "connected", unconfined.stderr
+
+
 def test_off_runs_unconfined_and_says_so(tmp_path: Path, outside: Path) -> None:
     confinement = confine(SandboxPolicy(mode="off", required=True), str(tmp_path))
     assert not confinement.confined and confinement.refusal() is None

@@ -160,14 +160,16 @@ def drop_capabilities() -> None:
 
 
 def restrict_self(abi: int, writable: list[str], deny_network: bool) -> list[str]:
-    """Confine this process (and every process it starts) to writing only beneath ``writable``; with
-    ``deny_network`` also refuse TCP connect and bind (ABI >= 4) and abstract unix sockets to the outside
-    (ABI >= 6). Reading and executing stay unrestricted. Returns the paths skipped because they do not exist.
+    """Confine this process (and every process it starts) to writing only beneath ``writable`` and to abstract
+    unix sockets of its own sandbox (ABI >= 6); with ``deny_network`` also refuse TCP connect and bind (ABI >= 4).
+    Reading and executing stay unrestricted. Returns the paths skipped because they do not exist.
 
     The caller must have set no_new_privs (``set_no_new_privs``) first."""
     handled_fs = write_access(abi)
     handled_net = NET_BIND_TCP | NET_CONNECT_TCP if deny_network and abi >= 4 else 0
-    scoped = SCOPE_ABSTRACT_UNIX_SOCKET if deny_network and abi >= 6 else 0
+    # abstract unix sockets have no file a path rule could refuse: an X server (keystrokes into any window) or a
+    # D-Bus bus listening there is a way out whatever ``deny_network`` says
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET if abi >= 6 else 0
     attr = _RulesetAttr(handled_fs, handled_net, scoped)
     size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
     try:
