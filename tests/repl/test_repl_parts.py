@@ -183,6 +183,18 @@ def test_a_saved_conversation_is_private(tmp_path: Path) -> None:
     assert stat.S_IMODE(written.stat().st_mode) == 0o600 and "hi" in written.read_text()
 
 
+def test_saving_never_writes_through_a_symlink_at_the_given_name(tmp_path: Path) -> None:
+    """A command run for the model can leave `chat.md -> ~/.bashrc` in the project before the user types
+    `/save chat.md`."""
+    victim = tmp_path / "bashrc"
+    victim.write_text("original\n")
+    (tmp_path / "chat.md").symlink_to(victim)
+    with pytest.raises(OSError) as raised:
+        save_transcript(tmp_path / "chat.md", [{"role": "user", "content": "hi"}], {"session_id": "s1"})
+    assert "symbolic link" in raised.value.strerror
+    assert victim.read_text() == "original\n"
+
+
 def test_warm_up_imports_the_sdk_of_each_bundled_provider_in_the_plan() -> None:
     plan = {"providers": [{"module": "provider-anthropic"}, {"module": "provider-openai"},
                           {"module": "provider-scripted"}, {"module": "provider-anthropic", "instance_id": "b"}]}
