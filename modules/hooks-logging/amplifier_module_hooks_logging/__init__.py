@@ -141,7 +141,7 @@ class EventLog:
             return False
         path = directory / LOG_FILE
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new log directory is private
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             self._file = open(fd, "a", encoding="utf-8")  # held open for the session
         except OSError as error:

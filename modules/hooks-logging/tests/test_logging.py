@@ -212,3 +212,4 @@ async def test_secret_values_are_masked_by_name_without_hooks_redaction_and_the_
     assert "deploy-token-value-77" not in text and "profile-key-value-1234" not in text
     assert records(path)[0]["data"]["tool_response"]["output"] == "[REDACTED:DEPLOY_TOKEN] [REDACTED:PROFILE_KEY]"
     assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700  # a directory it creates is private too
