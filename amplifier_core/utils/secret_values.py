@@ -76,6 +76,44 @@ class SecretValues:
                 text = text.replace(value, marker(name))
         return text
 
+    def _spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Where ``mask_text`` would replace: (start, end, name), longest values first, not overlapping."""
+        spans: list[tuple[int, int, str]] = []
+        for value, name in self._ordered:
+            start = text.find(value)
+            while start != -1:
+                end = start + len(value)
+                if not any(start < other_end and other_start < end for other_start, other_end, _ in spans):
+                    spans.append((start, end, name))
+                start = text.find(value, start + 1)
+        return sorted(spans)
+
+    def mask_pieces(self, pieces: list[str]) -> list[str]:
+        """``pieces`` of one text cut anywhere (stream deltas), each masked so that together they read as the
+        masked whole: a secret cut across pieces is masked too (the marker goes where it starts, the rest of it
+        is dropped from the pieces that held it). The same list when nothing needed masking."""
+        joined = "".join(pieces)
+        spans = self._spans(joined) if self._ordered and len(joined) >= MIN_SECRET_LENGTH else []
+        if not spans:
+            return pieces
+        masked: list[str] = []
+        begin = 0
+        for piece in pieces:
+            finish = begin + len(piece)
+            out: list[str] = []
+            position = begin
+            for start, end, name in spans:
+                if end <= begin or start >= finish:
+                    continue
+                out.append(joined[position:max(start, position)])
+                if start >= begin:
+                    out.append(marker(name))
+                position = min(end, finish)
+            out.append(joined[position:finish])
+            masked.append("".join(out))
+            begin = finish
+        return masked
+
     def mask(self, value: Any) -> Any:
         """A copy of ``value`` (strings, dicts, lists, tuples, nested) with every secret masked; other values
         (numbers, objects) are returned unchanged. The same object when nothing needed masking."""

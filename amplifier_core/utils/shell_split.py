@@ -27,6 +27,7 @@ __all__ = [
     "ShellCommand",
     "command_words",
     "dynamic_command_word",
+    "is_assignment",
     "parse_commands",
     "split_commands",
     "split_pipelines",
@@ -61,6 +62,8 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "watch": frozenset({"-n", "-d", "--interval"}),
     "strace": frozenset({"-e", "-o", "-p", "-s"}),
     "flock": frozenset({"-w", "-E"}),
+    "unshare": frozenset({"-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--propagation",
+                          "--map-user", "--map-group", "--map-users", "--map-groups"}),
 }
 _WRAPPER_POSITIONALS = {"timeout": 1, "chroot": 1, "flock": 1}
 _FUNCTION_HEADER = re.compile(r"\s*[A-Za-z_][\w.:-]*\s*\(\s*\)")
@@ -96,7 +99,7 @@ def strip_wrappers(words: list[str]) -> list[str]:
     index = 0
     while index < len(words):
         word = words[index]
-        if _is_assignment(word):
+        if is_assignment(word):
             index += 1
             continue
         name = _basename(word)
@@ -112,13 +115,14 @@ def strip_wrappers(words: list[str]) -> list[str]:
             if option in takes_value and "=" not in option and index < len(words):
                 index += 1
         if name == "env":
-            while index < len(words) and _is_assignment(words[index]):
+            while index < len(words) and is_assignment(words[index]):
                 index += 1
         index += _WRAPPER_POSITIONALS.get(name, 0)
     return words[index:]
 
 
-def _is_assignment(word: str) -> bool:
+def is_assignment(word: str) -> bool:
+    """``NAME=value`` (a variable assignment, not a command word)."""
     name, equals, _ = word.partition("=")
     return bool(equals) and bool(name) and (name[0].isalpha() or name[0] == "_") and \
         all(char.isalnum() or char == "_" for char in name)
@@ -468,14 +472,43 @@ def _matching_close(text: str, open_pos: int) -> int:
     return len(text)
 
 
+def _script_command(command: list[str]) -> list[str]:
+    """``script -c CMD`` / ``--command[=]CMD``: script(1) runs CMD with the user's shell."""
+    for index, word in enumerate(command[1:], start=1):
+        following = command[index + 1] if index + 1 < len(command) else ""
+        if word == "--command":
+            return [following]
+        if word.startswith("--command="):
+            return [word.partition("=")[2]]
+        if word.startswith("-") and not word.startswith("--") and "c" in word[1:]:
+            rest = word[word.index("c", 1) + 1:]
+            return [rest or following]
+    return []
+
+
+def _trap_action(command: list[str]) -> list[str]:
+    """``trap 'CMD' SIGNAL...``: CMD runs when the signal (or EXIT) comes."""
+    arguments = command[1:]
+    if arguments and arguments[0] == "--":
+        arguments = arguments[1:]
+    elif arguments and arguments[0].startswith("-"):  # -p / -l list, they run nothing
+        return []
+    return [arguments[0]] if len(arguments) > 1 else []
+
+
 def _inner_scripts(words: list[str]) -> list[str]:
-    """Script strings this command hands to a shell: ``bash -c STR``, ``sh -lc STR``, ``eval ARGS``."""
+    """Script strings this command hands to a shell: ``bash -c STR``, ``sh -lc STR``, ``eval ARGS``,
+    ``trap STR SIG``, ``script -c STR``."""
     command = strip_wrappers(words)
     if not command:
         return []
     name = _basename(command[0])
     if name == "eval":
         return [" ".join(command[1:])] if len(command) > 1 else []
+    if name == "trap":
+        return [item for item in _trap_action(command) if item]
+    if name == "script":
+        return [item for item in _script_command(command) if item]
     if name == "busybox" and len(command) > 1 and _basename(command[1]) in _SHELLS:
         command = command[1:]
         name = _basename(command[0])
@@ -493,8 +526,11 @@ def _inner_scripts(words: list[str]) -> list[str]:
 
 
 def _alias_values(words: list[str]) -> list[str]:
-    """``alias r='rm -rf /'`` -> ``["rm -rf /"]``: with expand_aliases a later line runs it."""
+    """``alias r='rm -rf /'`` -> ``["rm -rf /"]``: with expand_aliases a later line runs it; likewise the
+    program of ``hash -p PROGRAM NAME``."""
     command = strip_wrappers(words)
+    if command[:2] == ["hash", "-p"] and len(command) > 2:  # `hash -p /usr/bin/sudo s`: s now runs sudo
+        return [command[2]]
     if not command or command[0] != "alias":
         return []
     return [word.partition("=")[2] for word in command[1:] if "=" in word and not word.startswith("-")]
@@ -517,7 +553,7 @@ def _env_split_strings(words: list[str]) -> list[str]:
             found.append(word.partition("=")[2])
         elif word.startswith("-S") and not word.startswith("--"):
             found.append(word[2:])
-        elif not word.startswith("-") and not _is_assignment(word):
+        elif not word.startswith("-") and not is_assignment(word):
             in_env = False
     return [item for item in found if item]
 
@@ -589,17 +625,27 @@ def command_words(command: str) -> list[str]:
 
 
 _EXPANSION_MARKS = ("$", "`")
+_GLOB_MARKS = ("*", "?", "[")
+_TEST_COMMANDS = frozenset({"[", "[["})
 
 
 def dynamic_command_word(words: list[str]) -> str | None:
     """The word that names the command when it comes from an expansion, else None: ``$s -n true``,
-    ``${x}``, ``$(cat cmd)``, backticks, also behind wrappers (``sudo $x``), and ``eval`` of anything that
-    is not a literal (``eval "$cmd"``). What such a command runs is only known at run time."""
+    ``${x}``, ``$(cat cmd)``, backticks, a pathname pattern (``/usr/bin/su[d]o``), also behind wrappers
+    (``sudo $x``), and ``eval`` of anything that is not a literal (``eval "$cmd"``). What such a command runs
+    is only known at run time. (Words are compared unquoted, so a quoted ``'a*b'`` counts too: asked, not
+    allowed, which is the safe side.)"""
     command = strip_wrappers(words)
     if not command:
         return None
     if any(mark in command[0] for mark in _EXPANSION_MARKS):
         return command[0]
+    # the program words: the command's name and the wrappers' names before it (``/usr/*/sudo ls``)
+    names = [word for word in words[: len(words) - len(command)] if not word.startswith("-")
+             and not is_assignment(word)] + [command[0]]
+    for name in names:
+        if name not in _TEST_COMMANDS and any(mark in name for mark in _GLOB_MARKS):
+            return name
     if _basename(command[0]) == "eval":
         for word in command[1:]:
             if any(mark in word for mark in _EXPANSION_MARKS):

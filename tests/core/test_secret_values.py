@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from amplifier_core.utils.secret_values import SecretValues, secret_environment
 
 
@@ -23,3 +25,16 @@ def test_values_are_masked_by_name_everywhere_and_untouched_data_is_the_same_obj
     clean = {"a": ["b", {"c": "d"}]}
     assert secrets.mask(clean) is clean
     assert not SecretValues({"X": "short"})
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 200])
+def test_a_secret_cut_across_pieces_is_masked_in_the_pieces(size: int) -> None:
+    secrets = SecretValues({"A_TOKEN": "token-value-123", "LONGER_KEY": "token-value-123-and-more"})
+    text = "a token-value-123-and-more b token-value-123 c"
+    pieces = [text[index:index + size] for index in range(0, len(text), size)]
+    masked = secrets.mask_pieces(pieces)
+    assert len(masked) == len(pieces)
+    assert "".join(masked) == "a [REDACTED:LONGER_KEY] b [REDACTED:A_TOKEN] c"
+    assert all(fragment not in "".join(masked) for fragment in ("token", "value", "123"))
+    plain = ["no ", "secret ", "here"]
+    assert secrets.mask_pieces(plain) is plain

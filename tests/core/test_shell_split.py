@@ -102,6 +102,11 @@ def test_unterminated_quote_is_parsed_leniently() -> None:
     ("bash <<< 'sudo ls'", ["sudo", "ls"]),
     (". /dev/stdin <<< 'sudo ls'", ["sudo", "ls"]),
     ("time -p sudo ls", ["sudo", "ls"]),
+    ("trap 'sudo ls' EXIT", ["sudo", "ls"]),
+    ("trap -- 'sudo ls' INT TERM", ["sudo", "ls"]),
+    ("script -qc 'sudo ls' /dev/null", ["sudo", "ls"]),
+    ("script --command='sudo ls' /dev/null", ["sudo", "ls"]),
+    ("script -q -c 'sudo ls'", ["sudo", "ls"]),
 ])
 def test_commands_hidden_in_functions_aliases_env_s_and_here_strings_are_found(line: str, hidden: list[str]) -> None:
     assert hidden in [command.words for command in parse_commands(line)]
@@ -116,11 +121,15 @@ def test_a_here_string_fed_to_a_non_shell_is_data_not_a_command() -> None:
     ("s=sudo; $s -n true", "$s"), ('"$x" a', "$x"), ("${x} a", "${x}"), ("$(which rm) -rf /", "$(which rm)"),
     ("`echo ls`", "`echo ls`"), ("sudo -u me $x", "$x"), ("env A=1 $x", "$x"), ('eval "$cmd"', "eval $cmd"),
     ("bash -c '$y z'", "$y"),
+    # pathname expansion picks the program at run time: /usr/bin/su[d]o runs sudo
+    ("/usr/bin/su[d]o -n true", "/usr/bin/su[d]o"), ("/usr/bin/sud? ls", "/usr/bin/sud?"),
+    ("/usr/*/sudo ls", "/usr/*/sudo"), ("unshare -r /usr/bin/su*o ls", "/usr/bin/su*o"),
 ])
 def test_a_command_named_by_an_expansion_is_reported(line: str, word: str) -> None:
     assert word in [dynamic_command_word(command.words) for command in parse_commands(line)]
 
 
-@pytest.mark.parametrize("line", ["echo $HOME", "FOO=$x ls", "eval ls", "git status", "ls $(pwd)"])
+@pytest.mark.parametrize("line", ["echo $HOME", "FOO=$x ls", "eval ls", "git status", "ls $(pwd)", "[ -f x ]",
+                                  "[[ -f x ]]", "ls *.py", "rm -f a?.txt"])
 def test_literal_command_names_are_not_dynamic(line: str) -> None:
     assert all(dynamic_command_word(command.words) is None for command in parse_commands(line))

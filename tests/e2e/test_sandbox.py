@@ -128,3 +128,21 @@ def test_a_secret_printed_by_a_tool_and_repeated_by_the_model_is_on_no_disk(e2e_
     assert stat.S_IMODE(session.stat().st_mode) == 0o700
     for name in ("transcript.jsonl", "metadata.json", "events.jsonl", "mount_plan.json"):
         assert stat.S_IMODE((session / name).stat().st_mode) == 0o600, name
+
+
+def test_a_secret_the_model_streams_in_pieces_is_on_no_disk_with_deltas_logged(e2e_api) -> None:
+    import json
+
+    secret = f"deploy-{uuid.uuid4().hex}"
+    e2e_api.env["DEPLOY_TOKEN"] = secret
+    answer = f"Here it is: {secret} (as asked)."
+    e2e_api.server.add(Turn(text_chunks=[answer[index:index + 4] for index in range(0, len(answer), 4)]))
+    _bash_profile(e2e_api, hook_config={"hooks-logging": {"include_deltas": True}})
+    result = e2e_api.run("run", "-P", "shell", "repeat the token")
+    assert result.returncode == 0, result.stderr
+
+    events = [json.loads(line) for line in (e2e_api.only_session() / "events.jsonl").read_text().splitlines()]
+    streamed = "".join(event["data"].get("delta", "") for event in events if event["event"] == "content_block:delta")
+    assert streamed == "Here it is: [REDACTED:DEPLOY_TOKEN] (as asked)."
+    for path in [path for root in (e2e_api.home, e2e_api.project) for path in root.rglob("*") if path.is_file()]:
+        assert secret.encode() not in path.read_bytes(), f"the secret was written to {path}"

@@ -20,7 +20,7 @@ from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.config.settings import load_settings
 from amplifier_cli.ui.repl.approval import ReplApproval, choose_option
 from amplifier_cli.ui.repl.export import save_transcript
-from amplifier_cli.ui.repl.input import ReplCompleter, history_path
+from amplifier_cli.ui.repl.input import ReplCompleter, history_path, open_history
 from amplifier_cli.ui.repl.mentions import expand_mentions
 from amplifier_cli.ui.repl.warmup import provider_sdks
 from amplifier_core.approval import ApprovalTimeoutError
@@ -156,6 +156,43 @@ def test_history_is_one_file_per_project_in_the_data_dir(tmp_path: Path) -> None
     assert first.parent == tmp_path / "data" / "history"
     assert first != history_path(tmp_path / "data", Path("/p/two"))
     assert first == history_path(tmp_path / "data", Path("/p/one"))
+
+
+def test_the_history_file_is_private_and_holds_no_known_secret(tmp_path: Path, monkeypatch) -> None:
+    """What the user types is kept across sessions; a key pasted into the prompt must not be."""
+    import stat
+
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value-77")
+    path = history_path(tmp_path / "data", Path("/p/one"))
+    history, warning = open_history(path)
+    assert warning is None
+    history.store_string("use deploy-token-value-77 for the deploy")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    text = path.read_text("utf-8")
+    assert "deploy-token-value-77" not in text and "use [REDACTED:DEPLOY_TOKEN] for the deploy" in text
+    path.chmod(0o644)  # a file from an older version
+    open_history(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_saved_conversation_is_private(tmp_path: Path) -> None:
+    import stat
+
+    written = save_transcript(tmp_path / "notes" / "chat.md", [{"role": "user", "content": "hi"}],
+                              {"session_id": "s1"})
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600 and "hi" in written.read_text()
+
+
+def test_saving_never_writes_through_a_symlink_at_the_given_name(tmp_path: Path) -> None:
+    """A command run for the model can leave `chat.md -> ~/.bashrc` in the project before the user types
+    `/save chat.md`."""
+    victim = tmp_path / "bashrc"
+    victim.write_text("original\n")
+    (tmp_path / "chat.md").symlink_to(victim)
+    with pytest.raises(OSError) as raised:
+        save_transcript(tmp_path / "chat.md", [{"role": "user", "content": "hi"}], {"session_id": "s1"})
+    assert "symbolic link" in raised.value.strerror
+    assert victim.read_text() == "original\n"
 
 
 def test_warm_up_imports_the_sdk_of_each_bundled_provider_in_the_plan() -> None:

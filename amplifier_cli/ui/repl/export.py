@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,5 +41,14 @@ def save_transcript(path: Path, messages: list[dict[str, Any]], header: dict[str
         text = json.dumps({**header, "messages": messages}, indent=2, ensure_ascii=False, default=str) + "\n"
     else:
         text = _markdown(messages, header)
-    path.write_text(text, encoding="utf-8")
+    # private like the session it comes from (0600 when created; an existing file keeps its mode), and never
+    # through a symlink at that name: a command run for the model may have left one pointing at ~/.bashrc
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "it is a symbolic link (not followed)", str(path)) from None
+        raise
+    with open(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
     return path

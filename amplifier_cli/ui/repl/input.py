@@ -13,8 +13,12 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
+
+from .history_file import open_history
+
+__all__ = ["PROMPT", "ReplCompleter", "build_prompt_session", "history_path", "input_bindings", "open_history"]
 
 PROMPT = "❯ "
 
@@ -58,16 +62,6 @@ def history_path(data_dir: Path, project: Path) -> Path:
     """One history file per project, in the data dir (never inside the project)."""
     digest = hashlib.sha256(str(project).encode("utf-8")).hexdigest()[:16]
     return data_dir / "history" / f"{digest}.txt"
-
-
-def open_history(path: Path) -> tuple[History, str | None]:
-    """The project's history file, or an in-memory one and a warning when it cannot be written."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
-        return FileHistory(str(path)), None
-    except OSError as error:
-        return InMemoryHistory(), f"input history is not saved: cannot write {path} ({error.strerror})"
 
 
 def input_bindings() -> KeyBindings:

@@ -1,4 +1,4 @@
-"""The three Landlock system calls and ``PR_SET_NO_NEW_PRIVS`` through ctypes.
+"""The three Landlock system calls, ``PR_SET_NO_NEW_PRIVS`` and dropping capabilities, through ctypes.
 
 Standard library only and importable on its own (no package-relative imports): the exec launcher runs this
 file's directory with ``python -I -S``, so it must not need amplifier_core or site-packages.
@@ -126,15 +126,50 @@ def set_no_new_privs() -> None:
         raise LandlockError(code, f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(code)}")
 
 
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
+_LAST_CAPABILITY = 63  # more than any kernel defines; unknown ones answer EINVAL
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """Give up every capability for good: the bounding set (so an exec as root gains none back), the ambient,
+    effective, permitted and inheritable sets. no_new_privs does not do this: root keeps its capabilities
+    (loading kernel modules, raw sockets, chown of any file, signalling any process). A no-op for a process
+    without capabilities (the bounding set can only be changed with CAP_SETPCAP, which it lacks)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in range(_LAST_CAPABILITY + 1):
+        libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(capability), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                   ctypes.c_ulong(0))
+    libc.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(PR_CAP_AMBIENT_CLEAR_ALL), ctypes.c_ulong(0), ctypes.c_ulong(0),
+               ctypes.c_ulong(0))
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        code = ctypes.get_errno()
+        raise LandlockError(code, f"capset (dropping capabilities) failed: {os.strerror(code)}")
+
+
 def restrict_self(abi: int, writable: list[str], deny_network: bool) -> list[str]:
-    """Confine this process (and every process it starts) to writing only beneath ``writable``; with
-    ``deny_network`` also refuse TCP connect and bind (ABI >= 4) and abstract unix sockets to the outside
-    (ABI >= 6). Reading and executing stay unrestricted. Returns the paths skipped because they do not exist.
+    """Confine this process (and every process it starts) to writing only beneath ``writable`` and to abstract
+    unix sockets of its own sandbox (ABI >= 6); with ``deny_network`` also refuse TCP connect and bind (ABI >= 4).
+    Reading and executing stay unrestricted. Returns the paths skipped because they do not exist.
 
     The caller must have set no_new_privs (``set_no_new_privs``) first."""
     handled_fs = write_access(abi)
     handled_net = NET_BIND_TCP | NET_CONNECT_TCP if deny_network and abi >= 4 else 0
-    scoped = SCOPE_ABSTRACT_UNIX_SOCKET if deny_network and abi >= 6 else 0
+    # abstract unix sockets have no file a path rule could refuse: an X server (keystrokes into any window) or a
+    # D-Bus bus listening there is a way out whatever ``deny_network`` says
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET if abi >= 6 else 0
     attr = _RulesetAttr(handled_fs, handled_net, scoped)
     size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
     try:

@@ -1,8 +1,10 @@
 """Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
 
 SPEC is JSON ``{"write": [paths], "deny_network": bool}``. The launcher sets no_new_privs, enforces a
-Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``) and replaces itself with
-PROGRAM, which inherits the confinement, as does everything PROGRAM starts. It fails closed: when the ruleset
+Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``) and a seccomp filter
+(``seccomp.py``: no setuid/setgid files; every IP socket refused with ``deny_network``), drops every
+capability (root's too) and replaces itself with PROGRAM, which inherits the confinement, as does everything
+PROGRAM starts. It fails closed: when the ruleset
 cannot be enforced it prints why and exits 126 without running PROGRAM.
 
 A separate process rather than a ``preexec_fn``: code between fork and exec in a threaded Python (the app
@@ -21,7 +23,8 @@ EXIT_CANNOT_CONFINE = 126
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock  # this directory's landlock.py; stdlib only
+    import landlock  # this directory's landlock.py and seccomp.py; stdlib only
+    import seccomp
 
     if len(argv) < 3 or argv[1] != "--":
         print("amplifier sandbox: usage: launch.py SPEC -- PROGRAM [ARGS...]", file=sys.stderr)
@@ -40,6 +43,9 @@ def main(argv: list[str]) -> int:
     try:
         landlock.set_no_new_privs()
         landlock.restrict_self(abi, writable, deny_network)
+        landlock.drop_capabilities()
+        if seccomp.supported():  # elsewhere the caller reported the gap
+            seccomp.install(deny_network)
     except OSError as error:
         print(f"amplifier sandbox: refusing to run unconfined: {error}", file=sys.stderr)
         return EXIT_CANNOT_CONFINE

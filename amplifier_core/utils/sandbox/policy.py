@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Literal
 
-from . import landlock
+from . import landlock, seccomp
 from .denials import refused_actions
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
@@ -112,7 +112,7 @@ class Confinement:
         if not self.confined:
             return f"{self.policy.mode} requested, NOT enforced: {self.support.reason}"
         where = ", ".join(path for path in self.writable if path not in WRITABLE_DEVICES)
-        net = "allowed" if self.policy.network else ("refused (TCP)" if self.support.abi >= 4 else "NOT refused")
+        net = "allowed" if self.policy.network else ("refused" if self.support.abi >= 4 else "NOT refused")
         return f"{self.policy.mode} (Landlock ABI {self.support.abi}): writes only in {where}; network {net}"
 
     def rule(self) -> str:
@@ -131,7 +131,7 @@ class Confinement:
         refused = refused_actions(output, cwd, self.writable, network_refused)
         if not refused:
             return None
-        rules = [self.rule()] + (["network: false (TCP connect and listen refused)"] if network_refused else [])
+        rules = [self.rule()] + (["network: false (IP sockets refused)"] if network_refused else [])
         return ("Blocked by the sandbox (Landlock): refused " + "; ".join(refused) + ". Rules: "
                 + "; ".join(rules) + ". Work inside the write roots, or ask the user to run it outside the "
                 "sandbox.")
@@ -161,4 +161,7 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
         gaps.append(support.reason)
     elif not policy.network and support.abi < 4:
         gaps.append(f"network: false needs Landlock ABI 4 and this kernel has ABI {support.abi}")
+    elif not policy.network and not seccomp.supported():
+        gaps.append("network: false refuses only TCP on this architecture (UDP, raw and MPTCP sockets are "
+                    "not refused)")
     return Confinement(policy, workspace, support, writable, tuple(gaps))

@@ -1,4 +1,6 @@
-"""The text a person reads before approving: tool, arguments (compact), risk, and what "Always allow" saves."""
+"""The text a person reads before approving: tool, arguments (compact; a shell command whole), risk, and what
+"Always allow" saves. Control, bidi and zero-width characters are shown as escapes, so none can hide or
+reorder what is approved (a carriage return would let the rest of a line overwrite it)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,38 @@ from typing import Any
 from .rules import Rule, Verdict
 
 _VALUE_LIMIT = 100
+_COMMAND_LIMIT = 4000  # a longer command is shown up to here, with how much more there is
+# Characters that move the cursor, change what the terminal shows or reorder text (bidi controls, zero-width):
+# in an approval prompt they could hide part of the command from the person approving it.
+_INVISIBLE = frozenset({0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF,
+                        *range(0x202A, 0x202F), *range(0x2066, 0x206A)})
+
+
+def visible(text: str) -> str:
+    """``text`` with every control, bidi and zero-width character written as an escape (``\\r``, ``\\x1b``,
+    ``\\u202e``), line breaks kept."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char == "\n":
+            out.append(char)
+        elif code < 32 or 0x7F <= code < 0xA0 or code in _INVISIBLE:
+            escaped = {"\r": "\\r", "\t": "\\t", "\b": "\\b"}.get(char)
+            out.append(escaped or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _command_lines(command: str) -> list[str]:
+    """The whole shell line, every line of it, escaped: the person approves all of it, not a summary."""
+    shown = visible(command[:_COMMAND_LIMIT])
+    lines = shown.split("\n") or [""]
+    result = [f"Command: {lines[0]}"] + [f"         {line}" for line in lines[1:]]
+    if len(command) > _COMMAND_LIMIT:
+        result.append(f"         [... {len(command) - _COMMAND_LIMIT} more characters not shown: deny and ask "
+                      "for a shorter command ...]")
+    return result
 
 
 def risk_level(tool_name: str, shell: bool, ask_tools: list[str]) -> str:
@@ -21,6 +55,10 @@ def risk_level(tool_name: str, shell: bool, ask_tools: list[str]) -> str:
 
 
 def _compact(value: Any) -> str:
+    return visible(_shortened(value))
+
+
+def _shortened(value: Any) -> str:
     if isinstance(value, str):
         if "\n" in value:
             first = value.split("\n", 1)[0]
@@ -43,14 +81,15 @@ def approval_prompt(tool_name: str, tool_input: dict[str, Any], verdict: Verdict
                     shell: bool) -> str:
     lines = [f"Tool: {tool_name}"]
     if shell:
-        lines.append(f"Command: {_compact(tool_input.get('command', ''))}")
+        command = tool_input.get("command", "")
+        lines += _command_lines(command if isinstance(command, str) else str(command))
         if len(verdict.commands) > 1 and verdict.pending:
-            lines.append("Needs approval: " + "; ".join(verdict.pending))
+            lines.append("Needs approval: " + visible("; ".join(verdict.pending)))
         others = {key: value for key, value in tool_input.items() if key != "command"}
     else:
         others = tool_input
     for key, value in others.items():
         lines.append(f"  {key}: {_compact(value)}")
     lines.append(f"Risk: {risk}")
-    lines.append(f"Always allow saves: {describe_rule(rule)}")
+    lines.append(f"Always allow saves: {visible(describe_rule(rule))}")
     return "\n".join(lines)

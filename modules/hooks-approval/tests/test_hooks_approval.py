@@ -35,6 +35,24 @@ async def test_bash_is_asked_for_with_three_choices_by_default() -> None:
     assert result.approval_default == "deny" and result.approval_timeout == 300.0
 
 
+@pytest.mark.parametrize("command", [
+    # a carriage return takes the cursor back: what follows overwrites what the person would have read
+    "rm -rf ~/work #\r  Command: ls -la                    ",
+    "touch \x1b[8mhidden\x1b[0m", "ls \u202e; rm -rf ~/work", "x=1\b\b\b",
+    # past the old 100-character cut, or on a later line
+    "git status" + " " * 120 + "; git push --force", "echo one\necho two\nrm -rf ~/work",
+    "git push" + " " * 120 + "--force origin",
+])
+async def test_the_whole_command_is_shown_and_no_control_character_can_hide_part_of_it(command: str) -> None:
+    result = await pre(await mounted(), "bash", command=command)
+    prompt = result.approval_prompt
+    assert not any((ord(char) < 32 and char != "\n") or 0x7F <= ord(char) < 0xA0 or 0x202A <= ord(char) <= 0x202E
+                   for char in prompt), repr(prompt)
+    for visible in ("rm -rf ~/work", "hidden", "git push --force", "echo two", "--force origin"):
+        if visible in command:
+            assert visible in prompt, prompt
+
+
 async def test_read_only_tools_and_read_only_commands_pass_without_asking() -> None:
     coordinator = await mounted()
     assert (await pre(coordinator, "read_file", file_path="a.txt")).action == "continue"
@@ -195,7 +213,7 @@ async def test_a_command_named_by_an_expansion_is_asked_for_even_under_an_allow_
     coordinator = await mounted({"rules": [{"tool": "bash", "command": "*"}],
                                  "read_only_commands": ["ls", "$s"]})
     for line in ("s=sudo; $s -n true", "${x} a", "$(which rm) -rf /tmp/x", "`echo ls`", 'eval "$cmd"',
-                 "sudo $s ls", "bash -c '$s ls'"):
+                 "sudo $s ls", "bash -c '$s ls'", "/usr/bin/su[d]o -n true", "/usr/*/sudo ls", "trap '$s' EXIT"):
         result = await pre(coordinator, "bash", command=line)
         assert result.action == "ask_user", line
         assert "expansion" in result.reason

@@ -6,7 +6,9 @@ warning says so. Records are redacted: key-based (``amplifier_core.utils.redact_
 values masked by name (``[REDACTED:NAME]``: secret-looking environment variables and capability
 ``secrets.values``; ``amplifier_core.utils.secret_values``) and, when hooks-redaction is mounted, with its
 ``redaction.redact`` capability; the handler also runs after hooks-redaction's, so it sees the
-already-redacted event data. The file is created private (0600): it holds the whole conversation.
+already-redacted event data. Stream deltas (``include_deltas``) are held until their block ends and masked
+together, so a secret the stream cut into pieces is masked as well. The file is created private (0600): it
+holds the whole conversation.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ class EventLog:
         self.path: Path | None = None
         self._file: IO[str] | None = None
         self._pending: list[str] = []
+        self._held: list[tuple[str, dict[str, Any]]] = []  # stream deltas not yet logged (``flush_held``)
         self._disabled = False
         self._registered: set[str] = set()
         self._unregister: list[Callable[[], None]] = []
@@ -138,7 +141,7 @@ class EventLog:
             return False
         path = directory / LOG_FILE
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new log directory is private
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             self._file = open(fd, "a", encoding="utf-8")  # held open for the session
         except OSError as error:
@@ -187,18 +190,43 @@ class EventLog:
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
         if self._disabled:
             return HookResult()
+        if event in DELTA_EVENTS:
+            # held until the next other event (the block's end): a secret the stream cut across deltas is only
+            # visible, and maskable, in the deltas together
+            self._held.append((event, dict(data) if isinstance(data, dict) else {"value": data}))
+            return HookResult()
+        self.flush_held()
+        self._log(event, data)
+        return HookResult()
+
+    def flush_held(self) -> None:
+        """Log the held deltas, in order, each stream's pieces masked together (``SecretValues.mask_pieces``)."""
+        held, self._held = self._held, []
+        streams: dict[tuple[str, Any], list[dict[str, Any]]] = {}
+        for event, data in held:
+            streams.setdefault((event, data.get("block_index")), []).append(data)
+        for datas in streams.values():
+            pieces = [data["delta"] if isinstance(data.get("delta"), str) else "" for data in datas]
+            for data, piece, masked in zip(datas, pieces, self.secrets.mask_pieces(pieces), strict=True):
+                if masked is not piece:
+                    data["delta"] = masked
+        for event, data in held:
+            self._log(event, data)
+
+    def _log(self, event: str, data: Any) -> None:
+        if self._disabled:
+            return
         try:
             line = self._encode(event, data)
         except Exception as error:  # logging must never break the session
             logger.warning("hooks-logging: could not serialize %s: %s", event, error)
-            return HookResult()
+            return
         if self._file is not None or self.try_open():
             self._write(line)
         elif len(self._pending) < MAX_PENDING:
             self._pending.append(line)
         else:
             self._disable(f"no log directory after {MAX_PENDING} events")
-        return HookResult()
 
     # -- registration ------------------------------------------------------------------------------------
     def register(self, names: list[str]) -> None:
@@ -228,6 +256,7 @@ class EventLog:
             self._file = None
 
     def cleanup(self) -> None:
+        self.flush_held()
         for unregister in self._unregister:
             unregister()
         self._unregister.clear()

@@ -61,10 +61,36 @@ async def test_stream_deltas_are_not_logged_by_default(tmp_path):
     assert [record["event"] for record in records(path)] == ["content_block:end"]
 
 
-async def test_include_deltas_logs_them(tmp_path):
+async def test_include_deltas_logs_them_in_order_when_their_block_ends(tmp_path):
     coordinator, path = await mounted(tmp_path, include_deltas=True)
     await coordinator.hooks.emit("content_block:delta", {"delta": "x"})
-    assert [record["event"] for record in records(path)] == ["content_block:delta"]
+    await coordinator.hooks.emit("content_block:delta", {"delta": "y"})
+    await coordinator.hooks.emit("content_block:end", {"block": {"type": "text", "text": "xy"}})
+    assert [(record["event"], record["data"].get("delta")) for record in records(path)] == [
+        ("content_block:delta", "x"), ("content_block:delta", "y"), ("content_block:end", None)]
+
+
+async def test_a_secret_streamed_across_deltas_is_masked_in_the_logged_deltas(tmp_path, monkeypatch):
+    """The model repeats a key; the stream cuts it into small pieces, each harmless alone but not together."""
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value-77")
+    coordinator, path = await mounted(tmp_path, include_deltas=True)
+    text = "the key is deploy-token-value-77, and again deploy-token-value-77."
+    pieces = [text[index:index + 3] for index in range(0, len(text), 3)]
+    for piece in pieces:
+        await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "delta": piece})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0})
+    logged = [record["data"]["delta"] for record in records(path) if record["event"] == "content_block:delta"]
+    assert len(logged) == len(pieces)
+    joined = "".join(logged)
+    assert joined == "the key is [REDACTED:DEPLOY_TOKEN], and again [REDACTED:DEPLOY_TOKEN]."
+    assert not any(piece in path.read_text("utf-8") for piece in ("deploy-t", "token-v", "value-7"))
+
+
+async def test_deltas_still_held_at_cleanup_are_written(tmp_path):
+    coordinator, path = await mounted(tmp_path, include_deltas=True)
+    await coordinator.hooks.emit("thinking:delta", {"delta": "hmm"})
+    await coordinator.cleanup()
+    assert [record["data"]["delta"] for record in records(path)] == ["hmm"]
 
 
 async def test_registers_for_every_kernel_event_and_declared_ones(tmp_path):
@@ -186,3 +212,4 @@ async def test_secret_values_are_masked_by_name_without_hooks_redaction_and_the_
     assert "deploy-token-value-77" not in text and "profile-key-value-1234" not in text
     assert records(path)[0]["data"]["tool_response"]["output"] == "[REDACTED:DEPLOY_TOKEN] [REDACTED:PROFILE_KEY]"
     assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700  # a directory it creates is private too

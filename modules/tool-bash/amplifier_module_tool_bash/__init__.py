@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -25,7 +24,7 @@ from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
 from .process_runner import RunOutcome, end_background, end_group, run_in_group, shell_argv, start_background
-from .sandboxing import STATUS_CAPABILITY, UNCONFINED_ONCE_CAPABILITY, SandboxConfig, ToolSandbox
+from .sandboxing import STATUS_CAPABILITY, UNCONFINED_ONCE_CAPABILITY, SandboxConfig, ToolSandbox, app_places
 
 __amplifier_module_type__ = "tool"
 __all__ = ["BashConfig", "BashOutputTool", "BashTool", "SandboxConfig", "mount"]
@@ -71,7 +70,7 @@ class _BackgroundJob:
     job_id: str
     command: str
     process: Any
-    log_path: str
+    log: IO[bytes]  # an unnamed temp file (O_TMPFILE): the raw output, secrets included, is in no named file
     read_offset: int = 0
 
 
@@ -113,7 +112,6 @@ class BashTool:
         self._lingering_groups: set[int] = set()
         self._running: set[asyncio.Event] = set()
         self._job_counter = 0
-        self._log_dir: str | None = None
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -287,13 +285,15 @@ class BashTool:
 
     # -- background jobs -----------------------------------------------------------------------------
     def _start_job(self, command: str, argv: list[str], cwd: str) -> ToolResult:
-        if self._log_dir is None:
-            self._log_dir = tempfile.mkdtemp(prefix="amplifier-bash-")
         self._job_counter += 1
         job_id = f"bg{self._job_counter}"
-        log_path = os.path.join(self._log_dir, f"{job_id}.log")
-        process = start_background(argv, cwd=cwd, env=self._environment(), log_path=log_path)
-        self.jobs[job_id] = _BackgroundJob(job_id, command, process, log_path)
+        log = tempfile.TemporaryFile(prefix="amplifier-bash-")  # closed at cleanup
+        try:
+            process = start_background(argv, cwd=cwd, env=self._environment(), log=log)
+        except BaseException:
+            log.close()
+            raise
+        self.jobs[job_id] = _BackgroundJob(job_id, command, process, log)
         return ToolResult(success=True, output=(
             f"Started in the background as {job_id} (pid {process.pid}). Read its output with bash_output "
             f"(id {job_id!r}); it is stopped when the session ends."))
@@ -308,13 +308,20 @@ class BashTool:
         code = job.process.poll()
         status = "running" if code is None else _describe_exit(code)
         try:
-            with open(job.log_path, "rb") as log:
-                log.seek(job.read_offset)
-                data = log.read()
-        except OSError as error:
+            size = os.fstat(job.log.fileno()).st_size
+            data = os.pread(job.log.fileno(), max(size - job.read_offset, 0), job.read_offset)
+        except (OSError, ValueError) as error:
             return _error(f"Could not read the output of {job_id}: {error}")
-        job.read_offset += len(data)
         limit = self.config.max_output_bytes
+        if code is None:
+            # while it runs, whole lines only: a line (a key) cut between two reads would land in two results,
+            # where neither half can be recognised as a secret and masked
+            end = data.rfind(b"\n")
+            if end >= 0:
+                data = data[: end + 1]
+            elif len(data) < limit:
+                data = b""
+        job.read_offset += len(data)
         note = ""
         if len(data) > limit:
             note = f"[... first {len(data) - limit} bytes of new output skipped ...]\n"
@@ -335,9 +342,8 @@ class BashTool:
         self._lingering_groups.clear()
         for event in list(self._running):
             event.set()
-        if self._log_dir is not None:
-            shutil.rmtree(self._log_dir, ignore_errors=True)
-            self._log_dir = None
+        for job in self.jobs.values():
+            job.log.close()
 
 
 class BashOutputTool:
@@ -385,6 +391,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     coordinator.register_capability(UNCONFINED_ONCE_CAPABILITY, tool.sandbox.grant_unconfined_once)
     unregister = coordinator.hooks.register(TOOL_PRE, tool.sandbox.drop_stale_grants, priority=-20,
                                             name=f"{MODULE_ID}:sandbox-grants")
+    tool.sandbox.places = app_places(coordinator)
     tool.sandbox.warn_once(tool.workspace())
 
     async def cleanup() -> None:

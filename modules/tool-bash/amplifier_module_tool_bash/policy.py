@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from amplifier_core.utils.shell_split import ShellCommand, dynamic_command_word, parse_commands, strip_wrappers
+from amplifier_core.utils.shell_split import (
+    ShellCommand,
+    dynamic_command_word,
+    is_assignment,
+    parse_commands,
+    strip_wrappers,
+)
 
 PROFILES = ("strict", "standard", "permissive", "unrestricted")
 _LEVEL = {"unrestricted": 0, "permissive": 1, "standard": 2, "strict": 3}
@@ -156,7 +162,7 @@ def _download_to_shell(command: ShellCommand, core: list[str], pipeline: list[Sh
 def _privilege(command: ShellCommand, core: list[str], _: list[ShellCommand]) -> bool:
     wrappers = {os.path.basename(word) for word in command.words[: len(command.words) - len(core)]}
     return bool(wrappers & {"sudo", "doas"}) or _name(core) in ("sudo", "doas", "su", "passwd", "chpasswd", "visudo",
-                                                                 "pkexec", "run0")
+                                                                 "pkexec", "run0", "runuser", "sudoedit")
 
 
 _RULES = (
@@ -221,10 +227,35 @@ def _brace_words(word: str) -> list[str]:
     return [item for item in done + pending if item]
 
 
+# Programs the built-in rules name: a pathname pattern as the command word (``/usr/bin/su[d]o``, globbed by bash)
+# that could name one of them is checked as each of them.
+_RULE_PROGRAMS = (
+    "sudo", "doas", "su", "passwd", "chpasswd", "visudo", "pkexec", "run0", "runuser", "sudoedit", "rm", "chmod",
+    "chown", "chgrp", "mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "shred", "dd", "tee",
+    "shutdown", "reboot", "halt", "poweroff", "kexec", "init", "telinit", "systemctl", "kill", "env", "xargs",
+    "nohup", "timeout", "nice", "setsid", "eval", *sorted(_SHELLS), *sorted(_DOWNLOADERS),
+)
+_GLOB_MARKS = frozenset("*?[")
+
+
+def _glob_words(command: ShellCommand) -> list[list[str]]:
+    """The command's words with a pattern-shaped program word replaced by each rule program it can match."""
+    index = next((i for i, word in enumerate(command.words) if not is_assignment(word)), None)
+    if index is None or command.words[index] in ("[", "[[") or not _GLOB_MARKS & set(command.words[index]):
+        return []
+    pattern = os.path.basename(command.words[index])
+    return [[*command.words[:index], name, *command.words[index + 1:]] for name in _RULE_PROGRAMS
+            if fnmatch.fnmatchcase(name, pattern)]
+
+
 def _variants(command: ShellCommand) -> list[ShellCommand]:
-    """The command as written, plus the words bash would really run after ``$IFS`` splitting and brace
-    expansion (``rm${IFS}-rf${IFS}/``, ``{rm,-rf,/}``), so those spellings meet the same rules."""
+    """The command as written, plus the words bash would really run after ``$IFS`` splitting, brace expansion
+    and pathname expansion of the command word (``rm${IFS}-rf${IFS}/``, ``{rm,-rf,/}``, ``/usr/bin/su[d]o``), so
+    those spellings meet the same rules."""
     variants = [command]
+    for words in _glob_words(command):
+        variants.append(ShellCommand(command.text, words, command.pipeline, command.depth, command.too_deep,
+                                     command.pipeline_position))
     if any(_IFS.search(word) for word in command.words):
         split = _IFS.sub(" ", " ".join(command.words)).split()
         if split:

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass
+from typing import IO
 
 from .output_buffer import HeadTailBuffer
 
@@ -124,13 +125,12 @@ async def run_in_group(
                       lingering_pgid=lingering)
 
 
-def start_background(argv: list[str], *, cwd: str, env: dict[str, str], log_path: str) -> subprocess.Popen[bytes]:
-    """Start ``argv`` detached from our pipes (output to ``log_path``) in its own process group."""
-    with open(log_path, "wb") as log:
-        return subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            cwd=cwd, env=env, start_new_session=True,
-        )
+def start_background(argv: list[str], *, cwd: str, env: dict[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` detached from our pipes (output to the open file ``log``) in its own process group."""
+    return subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        cwd=cwd, env=env, start_new_session=True,
+    )
 
 
 async def end_group(pgid: int, grace: float, leader: subprocess.Popen[bytes] | None = None) -> None:

@@ -31,14 +31,64 @@ _warned: set[str] = set()  # one warning per process, however many sessions (sub
 SandboxConfig = SandboxSettings
 
 
+# The app's own places (capabilities it registers) that a confined command must not be able to change: with
+# them inside a write root, a command could save approval rules or `sandbox: off` for later sessions, or rewrite
+# the session record it is resumed from. Landlock cannot carve a directory out of a write root, so: a warning.
+PROTECTED_PLACES = (
+    ("app.user_config_dir", "amplifier's settings (approval rules, sandbox mode)"),
+    ("session.dir", "the session records"),
+)
+
+
+def app_places(coordinator: Any) -> dict[str, str]:
+    """label -> path of each PROTECTED_PLACES capability the app registered."""
+    getter = getattr(coordinator, "get_capability", None)
+    places: dict[str, str] = {}
+    for capability, label in PROTECTED_PLACES:
+        try:
+            value = getter(capability) if callable(getter) else None
+        except Exception:  # a coordinator without capabilities
+            value = None
+        if isinstance(value, str) and value:
+            places[label] = value
+    return places
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 class ToolSandbox:
     """The confinement of the tool's commands (resolved per workspace, cached) and the user's one-shot grants."""
 
-    def __init__(self, config: SandboxConfig) -> None:
+    def __init__(self, config: SandboxConfig, places: dict[str, str] | None = None) -> None:
         self.config = config
         self.policy = config.policy()
         self._confinements: dict[str, Confinement] = {}
         self._unconfined_once: set[str] = set()
+        self.places = dict(places or {})  # label -> absolute path of the app's own places (PROTECTED_PLACES)
+
+    def exposed(self, workspace: str) -> str | None:
+        """A warning when a confined command could write one of the app's own places, else None."""
+        confinement = self.for_workspace(workspace)
+        if not confinement.confined:
+            return None
+        roots = [path for path in confinement.writable if path not in WRITABLE_DEVICES]
+        found = []
+        for label, place in self.places.items():
+            real = os.path.realpath(place)
+            root = next((root for root in roots if _inside(real, root)), None)
+            if root is not None:
+                found.append(f"{real} ({label}, inside the write root {root})")
+        if not found:
+            return None
+        return ("sandbox: shell commands can write " + "; ".join(found) + ": a command could change them for "
+                "later sessions. Start amplifier from a project directory, or set AMPLIFIER_HOME outside the "
+                "write roots.")
+
+    def warning(self, workspace: str) -> str | None:
+        lines = [line for line in (self.for_workspace(workspace).warning(), self.exposed(workspace)) if line]
+        return " ".join(lines) or None
 
     def for_workspace(self, workspace: str) -> Confinement:
         confinement = self._confinements.get(workspace)
@@ -48,7 +98,7 @@ class ToolSandbox:
 
     def warn_once(self, workspace: str) -> str | None:
         """Log the start-up warning (off, or less than asked) once per process; returns it."""
-        warning = self.for_workspace(workspace).warning()
+        warning = self.warning(workspace)
         if warning and warning not in _warned:
             _warned.add(warning)
             logger.warning("tool-bash: %s", warning)
@@ -59,7 +109,7 @@ class ToolSandbox:
         return {
             "mode": self.policy.mode, "confined": confinement.confined, "required": self.policy.required,
             "network": self.policy.network, "abi": confinement.support.abi, "summary": confinement.describe(),
-            "warning": confinement.warning(), "write_roots": [path for path in confinement.writable
+            "warning": self.warning(workspace), "write_roots": [path for path in confinement.writable
                                                               if path not in WRITABLE_DEVICES],
         }
 

@@ -176,6 +176,51 @@ async def test_background_job_is_readable_and_ended_at_cleanup(coordinator: Modu
     assert await _eventually_dead(pid)
 
 
+async def test_a_running_jobs_unfinished_last_line_waits_for_the_next_read(coordinator: ModuleCoordinator,
+                                                                           tmp_path: Path) -> None:
+    """A read between the two halves of a line (a key, say) would put each half in its own tool result, where
+    neither can be recognised and masked: a running job's output is handed over in whole lines."""
+    cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2})
+    bash = coordinator.get("tools", "bash")
+    reader = coordinator.get("tools", "bash_output")
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    os.mkfifo(ready)
+    os.mkfifo(go)
+    command = f"echo whole; printf deploy-tok; echo x > {ready}; read line < {go}; echo en-value-77; echo rest"
+    try:
+        assert (await bash.execute({"command": command, "run_in_background": True})).success
+        await _read_fifo(ready)
+        first = await reader.execute({"id": "bg1"})
+        assert first.output.split("\n")[1:] == ["whole", ""]
+        await asyncio.to_thread(go.write_text, "go\n")
+        job = bash.jobs["bg1"]
+        await asyncio.to_thread(job.process.wait, 10)
+        second = await reader.execute({"id": "bg1"})
+        assert second.output.splitlines()[1:] == ["deploy-token-value-77", "rest"]
+    finally:
+        await cleanup()
+
+
+async def test_a_background_jobs_raw_output_is_in_no_named_file(coordinator: ModuleCoordinator, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output is read before it is masked; a log file with a name would keep a printed key on disk (also
+    after a crash, when cleanup never runs)."""
+    monkeypatch.setenv("JOB_TOKEN", "job-token-value-42")
+    cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2})
+    bash = coordinator.get("tools", "bash")
+    ready = tmp_path / "ready"
+    os.mkfifo(ready)
+    try:
+        await bash.execute({"command": f"echo $JOB_TOKEN; echo $$ > {ready}; sleep 30", "run_in_background": True})
+        pid = int(await _read_fifo(ready))
+        target = os.readlink(f"/proc/{pid}/fd/1")
+        assert target.endswith(" (deleted)") or not os.path.exists(target), target
+        read = await coordinator.get("tools", "bash_output").execute({"id": "bg1"})
+        assert "job-token-value-42" in read.output  # the model still reads it (masking is for what is stored)
+    finally:
+        await cleanup()
+
+
 async def test_processes_left_behind_by_a_foreground_command_are_ended_at_cleanup(
         coordinator: ModuleCoordinator, tmp_path: Path) -> None:
     cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2})

