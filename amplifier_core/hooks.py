@@ -25,6 +25,9 @@ logger = logging.getLogger(__name__)
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[HookResult | None]]
 
+# 2.0.2's hooks module exports exactly these (HookHandler stays importable by name).
+__all__ = ["ContextInjection", "HookRegistry", "HookResult"]
+
 
 _stamp_second = -1
 _stamp_prefix = ""
