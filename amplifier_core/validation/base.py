@@ -174,6 +174,10 @@ def check_on_session_ready(module: Any) -> ValidationCheck | None:
     return None
 
 
+class SourceConflictError(ImportError):
+    """A package of that import name (or one of its submodules) is already imported from another source."""
+
+
 def import_module_from_path(module_path: str | Path) -> ModuleType:
     """Import the module at ``module_path`` (a package directory or a ``.py`` file) under its real name, the
     way the loader will, and return that canonical module object.
@@ -194,14 +198,14 @@ def import_module_from_path(module_path: str | Path) -> ModuleType:
                 continue
             cached_file = getattr(cached, "__file__", None)
             if cached_file is None or not Path(cached_file).resolve().is_relative_to(package_root):
-                raise ImportError(f"Refusing to import '{name}' from {source}: cached submodule "
+                raise SourceConflictError(f"Refusing to import '{name}' from {source}: cached submodule "
                                   f"'{cached_name}' is from {cached_file}")
         existing = sys.modules.get(name)
         if existing is not None:
             existing_file = getattr(existing, "__file__", None)
             if existing_file is not None and Path(existing_file).resolve() == source.resolve():
                 return existing
-            raise ImportError(f"Refusing to import '{name}' from {source}: it is already loaded from "
+            raise SourceConflictError(f"Refusing to import '{name}' from {source}: it is already loaded from "
                               f"{existing_file}")
         was_present = parent_entry in sys.path
         follower = None
@@ -218,7 +222,7 @@ def import_module_from_path(module_path: str | Path) -> ModuleType:
         _imp.release_lock()
     imported_file = getattr(module, "__file__", None)
     if imported_file is None or Path(imported_file).resolve() != source.resolve():
-        raise ImportError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
+        raise SourceConflictError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
     return module
 
 
