@@ -456,3 +456,11 @@ def test_hooks_module_exports_what_2_0_2_exports() -> None:
 
     assert sorted(hooks_module.__all__) == ["ContextInjection", "HookRegistry", "HookResult"]
     assert hooks_module.ContextInjection is ContextInjection
+
+
+def test_hook_registry_class_carries_2_0_2_s_class_name() -> None:
+    import amplifier_core
+    from amplifier_core.hooks import HookRegistry
+
+    assert HookRegistry.__name__ == "RustHookRegistry"
+    assert amplifier_core.RustHookRegistry is HookRegistry is amplifier_core.HookRegistry
