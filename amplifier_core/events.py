@@ -82,3 +82,5 @@ ALL_EVENTS += sorted(
     value for name, value in list(globals().items())
     if name.isupper() and name != "ALL_EVENTS" and isinstance(value, str) and value not in ALL_EVENTS
 )
+
+__all__ = [name for name in list(globals()) if name.isupper()]
