@@ -83,8 +83,9 @@ from .utils.retry import RetryConfig, classify_error_message, retry_with_backoff
 
 __version__ = "1.0.0"
 
-# 2.0.2 backs these four with a Rust engine and also exports them under their engine names; code that
-# imports the engine names gets the same (pure-Python) classes here. No engine: RUST_AVAILABLE is False.
+# 2.0.2 backs these four with a Rust engine and also exports them under their engine names (its __init__
+# does `from ._engine import RustCoordinator as ModuleCoordinator`, and so on); code that imports the engine
+# names gets the same (pure-Python) classes here. No engine: RUST_AVAILABLE is False.
 RUST_AVAILABLE = False
 RustSession = AmplifierSession
 RustCoordinator = ModuleCoordinator

@@ -12,6 +12,9 @@ from enum import StrEnum
 logger = logging.getLogger(__name__)
 
 
+__all__ = ["CancellationState", "CancellationToken"]
+
+
 class CancellationState(StrEnum):
     """A ``str`` too: 2.0.2's top-level token reports its state as ``"none"``/``"graceful"``/``"immediate"``,
     its Python module as this enum; either comparison holds here."""

@@ -30,3 +30,5 @@ COST_TIER_MEDIUM = "medium"
 COST_TIER_HIGH = "high"
 COST_TIER_EXTREME = "extreme"
 ALL_COST_TIERS: list[str] = [COST_TIER_FREE, COST_TIER_LOW, COST_TIER_MEDIUM, COST_TIER_HIGH, COST_TIER_EXTREME]
+
+__all__ = [name for name in list(globals()) if name.isupper()]

@@ -23,6 +23,10 @@ from .sanitize import strip_control_chars
 if TYPE_CHECKING:
     from .loader import ModuleLoader
 
+# 2.0.2's coordinator.py is a re-export, `from amplifier_core._engine import RustCoordinator as ModuleCoordinator`;
+# here the class is defined below.
+__all__ = ["ModuleCoordinator"]
+
 logger = logging.getLogger(__name__)
 
 _SINGLE_SLOTS = ("orchestrator", "context", "module-source-resolver")

@@ -83,24 +83,4 @@ ALL_EVENTS += sorted(
     if name.isupper() and name != "ALL_EVENTS" and isinstance(value, str) and value not in ALL_EVENTS
 )
 
-# The ``:debug``/``:raw`` variants of older kernels, which 2.0.2 dropped (nothing emits them; ``session.raw``
-# attaches the config instead). Still importable by name for old hooks, but not listed: every listed event is
-# ``namespace:action``.
-_LEGACY_EVENTS = {
-    "SESSION_START_DEBUG": "session:start:debug",
-    "SESSION_START_RAW": "session:start:raw",
-    "SESSION_FORK_DEBUG": "session:fork:debug",
-    "SESSION_FORK_RAW": "session:fork:raw",
-    "SESSION_RESUME_DEBUG": "session:resume:debug",
-    "SESSION_RESUME_RAW": "session:resume:raw",
-    "LLM_REQUEST_DEBUG": "llm:request:debug",
-    "LLM_REQUEST_RAW": "llm:request:raw",
-    "LLM_RESPONSE_DEBUG": "llm:response:debug",
-    "LLM_RESPONSE_RAW": "llm:response:raw",
-}
-
-
-def __getattr__(name: str) -> str:
-    if name in _LEGACY_EVENTS:
-        return _LEGACY_EVENTS[name]
-    raise AttributeError(f"module 'amplifier_core.events' has no attribute {name!r}")
+__all__ = [name for name in list(globals()) if name.isupper()]

@@ -25,6 +25,9 @@ logger = logging.getLogger(__name__)
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[HookResult | None]]
 
+# 2.0.2's hooks module exports exactly these (HookHandler stays importable by name).
+__all__ = ["ContextInjection", "HookRegistry", "HookResult"]
+
 
 _stamp_second = -1
 _stamp_prefix = ""
@@ -52,7 +55,12 @@ class HookHandler:
     sequence: int = field(default=0, compare=False)  # registration order, for unregister(name)
 
 
-class HookRegistry:
+class RustHookRegistry:
+    """The registry modules register handlers on and the kernel emits through.
+
+    Its class name is 2.0.2's (there ``HookRegistry`` is its Rust engine's ``RustHookRegistry``, and code
+    checks ``HookRegistry.__name__``); ``HookRegistry`` below is the name everyone uses."""
+
     SESSION_START = events.SESSION_START
     SESSION_END = events.SESSION_END
     PROMPT_SUBMIT = events.PROMPT_SUBMIT
@@ -185,6 +193,9 @@ class HookRegistry:
         if event is not None:
             return {event: [entry.name for entry in self._handlers.get(event, [])]}
         return {name: [entry.name for entry in entries] for name, entries in self._handlers.items()}
+
+
+HookRegistry = RustHookRegistry
 
 
 def _coerce_result(value: Any, handler_name: str | None) -> HookResult:

@@ -15,6 +15,7 @@ import inspect
 import logging
 import os
 import sys
+import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import EntryPoint
@@ -227,6 +228,22 @@ def _override_roots_hidden(own: list[str]) -> Iterator[None]:
             sys.path.insert(index, entry)
 
 
+# Which live loaders mounted the package now in sys.modules under an import name from a resolver's path. Such a
+# package is the canonical object those sessions run, so another source for the same name is refused (as
+# 2.0.2 refuses); a package nobody claims (imported directly, or by a loader since cleaned up or collected)
+# may be replaced by a resolver's override.
+_PATH_CLAIMS: dict[str, weakref.WeakSet[ModuleLoader]] = {}
+
+
+def _claimed_by_live_loader(name: str) -> bool:
+    return bool(_PATH_CLAIMS.get(name))
+
+
+def _forget_tree(name: str) -> None:
+    for loaded in [key for key in list(sys.modules) if key == name or key.startswith(name + ".")]:
+        del sys.modules[loaded]
+
+
 def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
     """Import package ``name`` from ``package_dir``, replacing a same-named package imported from elsewhere."""
     existing = sys.modules.get(name)
@@ -256,7 +273,7 @@ def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
 
 class ModuleLoader:
     def __init__(self, coordinator: ModuleCoordinator | None = None, search_paths: list[Path] | None = None):
-        self.coordinator = coordinator
+        self._coordinator = coordinator
         self.search_paths = search_paths
         # Applied to each module's config just before mount(); the app uses it to expand ${VAR} references
         # so the stored mount plan never holds secrets.
@@ -265,6 +282,19 @@ class ModuleLoader:
         self._module_info: dict[str, ModuleInfo] = {}
         self._added_paths: list[str] = []
         self._on_session_ready_queue: list[tuple[str, Callable[..., Awaitable[Any]]]] = []
+        # 2.0.2's names: module id -> raw mount function, and -> the resolved root it came from (path loads)
+        self._loaded_modules: dict[str, MountFunction] = {}
+        self._loaded_module_paths: dict[str, Path] = {}
+        self._direct_imports: set[str] = set()  # import names this loader imported without a resolver
+        self._claimed: set[str] = set()
+
+    @property
+    def coordinator(self) -> ModuleCoordinator | None:
+        return self._coordinator
+
+    @coordinator.setter
+    def coordinator(self, value: ModuleCoordinator | None) -> None:
+        self._coordinator = value
 
     # -- discovery ---------------------------------------------------------------------------------
     async def discover(self) -> list[ModuleInfo]:
@@ -359,6 +389,10 @@ class ModuleLoader:
         if not path.exists():
             raise ModuleValidationError(f"Module '{module_id}' resolved to {path}, which does not exist",
                                         reason_code="missing_source")
+        root = path.resolve()
+        earlier = self._loaded_module_paths.get(module_id)
+        if earlier is not None and earlier != root:
+            raise ImportError(f"Refusing to load '{module_id}' from {root}: it is already loaded from {earlier}")
         package_dir = find_package_dir(module_id, path)
         if package_dir is None:
             raise ModuleValidationError(
@@ -371,13 +405,53 @@ class ModuleLoader:
             sys.path.insert(0, import_root)
             self._added_paths.append(import_root)
             _OVERRIDE_ROOTS[import_root] = _OVERRIDE_ROOTS.get(import_root, 0) + 1
-        try:
-            module = import_package_from_path(package_dir.name, package_dir)
-        except ImportError as error:
-            raise ValueError(_missing_dependency_message(module_id, str(path), error)) from error
+        module = self._import_canonical(module_id, package_dir, str(path))
         mount = getattr(module, "mount", None)
         check_mount_shape(module_id, mount, str(path))
+        self._check_structure(module_id, module, package_dir)
+        self._loaded_module_paths[module_id] = root
         return self._remember(key, module, mount)
+
+    def _import_canonical(self, module_id: str, package_dir: Path, where: str) -> ModuleType:
+        """Import the package at ``package_dir`` under its real name, the object validation also sees.
+
+        A same-named package from another source that a live loader mounted (or this one imported directly)
+        is refused; one nobody claims is replaced, so an override of an installed module works."""
+        from .validation.base import SourceConflictError, import_module_from_path
+
+        name = package_dir.name
+        existing = sys.modules.get(name)
+        existing_file = getattr(existing, "__file__", None)
+        init_file = package_dir / "__init__.py"
+        if existing is not None and existing_file != str(init_file):
+            same = existing_file is not None and Path(existing_file).resolve() == init_file.resolve()
+            if not same and not _claimed_by_live_loader(name) and name not in self._direct_imports:
+                _forget_tree(name)
+        try:
+            module = import_module_from_path(package_dir)
+        except SourceConflictError as error:
+            raise ModuleValidationError(f"Module '{module_id}': {error}") from error
+        except ImportError as error:
+            raise ValueError(_missing_dependency_message(module_id, where, error)) from error
+        _PATH_IMPORTS[name] = module
+        _PATH_CLAIMS.setdefault(name, weakref.WeakSet()).add(self)
+        self._claimed.add(name)
+        return module
+
+    def _check_structure(self, module_id: str, module: ModuleType, package_dir: Path) -> None:
+        """Run the module type's validator on the canonical module (the checks that need no mount)."""
+        from .validation import VALIDATORS
+
+        declared = getattr(module, "__amplifier_module_type__", None)
+        module_type = declared if declared in VALIDATORS else guess_module_type(module_id)
+        validator = VALIDATORS.get(module_type)
+        if validator is None:
+            return
+        result = validator().check_structure(module, package_dir)
+        if not result.passed:
+            details = "; ".join(f"{check.name}: {check.message}" for check in result.errors)
+            raise ModuleValidationError(f"Module '{module_id}' failed validation: {details}",
+                                        reason_code="invalid_entry_point")
 
     def _load_direct(self, module_id: str) -> tuple[MountFunction, Any]:
         key = (module_id, None)
@@ -398,6 +472,8 @@ class ModuleLoader:
                 mount = None  # the entry point names an attribute the package lacks; reported just below
             check_mount_shape(module_id, mount, where)
             module = sys.modules.get(entry_module or getattr(mount, "__module__", "") or "")
+            if entry_module:
+                self._direct_imports.add(entry_module.split(".")[0])
             return self._remember(key, module, mount)
         _forget_path_import(package_name(module_id))
         try:
@@ -409,6 +485,7 @@ class ModuleLoader:
             raise ValueError(_missing_dependency_message(module_id, package_name(module_id), error)) from error
         mount = getattr(module, "mount", None)
         check_mount_shape(module_id, mount, package_name(module_id))
+        self._direct_imports.add(package_name(module_id))
         return self._remember(key, module, mount)
 
     def _remember(self, key: tuple[str, str | None], module: ModuleType | None, mount: Any) -> tuple[Any, Any]:
@@ -417,6 +494,7 @@ class ModuleLoader:
             logger.warning("module %s defines a sync on_session_ready; it must be async and is ignored", key[0])
             on_ready = None
         self._loaded[key] = (mount, on_ready)
+        self._loaded_modules[key[0]] = mount
         return mount, on_ready
 
     async def initialize(self, module: MountFunction, coordinator: ModuleCoordinator) -> Any:
@@ -489,7 +567,15 @@ class ModuleLoader:
         return module_path
 
     def cleanup(self) -> None:
-        """Undo this loader's sys.path insertions (newest first)."""
+        """Undo this loader's sys.path insertions (newest first) and release its claim on the packages it
+        mounted from resolver paths."""
+        for name in self._claimed:
+            claims = _PATH_CLAIMS.get(name)
+            if claims is not None:
+                claims.discard(self)
+                if not claims:
+                    del _PATH_CLAIMS[name]
+        self._claimed.clear()
         for added in reversed(self._added_paths):
             remaining = _OVERRIDE_ROOTS.get(added, 1) - 1
             if remaining > 0:

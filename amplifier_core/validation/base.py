@@ -1,19 +1,20 @@
 """Validation results and the shared machinery of the per-type module validators.
 
-A validator imports a module in isolation (under a private name, removed again afterwards, so the real load
-later imports it fresh), checks that ``mount`` has the right shape, mounts it on a throwaway
-``MockCoordinator`` and inspects what got mounted with attribute checks (never ``isinstance`` on a Protocol).
+A validator imports a module the way the loader does, under its real name (the canonical module object the
+runtime will mount, as 2.0.2: validating never makes a second copy), checks that ``mount`` has the right
+shape, mounts it on a throwaway ``MockCoordinator`` and inspects what got mounted with attribute checks
+(never ``isinstance`` on a Protocol). ``isolated_import`` remains for callers that want a throwaway copy.
 """
 
 from __future__ import annotations
 
+import _imp
 import asyncio
 import importlib
 import importlib.util
 import inspect
 import itertools
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +29,6 @@ Severity = Literal["error", "warning", "info"]
 
 _PRIVATE_PREFIX = "_amplifier_validating_"
 _import_counter = itertools.count(1)
-_IMPORT_LOCK = threading.RLock()
 
 
 @dataclass
@@ -174,42 +174,70 @@ def check_on_session_ready(module: Any) -> ValidationCheck | None:
     return None
 
 
+class SourceConflictError(ImportError):
+    """A package of that import name (or one of its submodules) is already imported from another source."""
+
+
 def import_module_from_path(module_path: str | Path) -> ModuleType:
     """Import the module at ``module_path`` (a package directory or a ``.py`` file) under its real name, the
     way the loader will, and return that canonical module object.
 
     Refuses (ImportError) rather than replace anything when a module or submodule of that name is already
-    imported from somewhere else. The parent directory is on sys.path only for the import itself.
+    imported from somewhere else. The parent directory is put first on sys.path for the import only (back
+    where it was afterwards), under the interpreter's import lock so no other thread imports through it.
     """
     path = Path(module_path)
     source = (path / "__init__.py") if path.is_dir() else path
     name = path.name if path.is_dir() else path.stem
     package_root = source.parent.resolve()
-    with _IMPORT_LOCK:
+    parent_entry = str(path.parent if path.is_dir() else source.parent)
+    _imp.acquire_lock()
+    try:
         for cached_name, cached in list(sys.modules.items()):
             if not cached_name.startswith(name + "."):
                 continue
             cached_file = getattr(cached, "__file__", None)
             if cached_file is None or not Path(cached_file).resolve().is_relative_to(package_root):
-                raise ImportError(f"Refusing to import '{name}' from {source}: its submodule '{cached_name}' "
-                                  f"is already loaded from {cached_file}")
+                raise SourceConflictError(f"Refusing to import '{name}' from {source}: cached submodule "
+                                  f"'{cached_name}' is from {cached_file}")
         existing = sys.modules.get(name)
         if existing is not None:
             existing_file = getattr(existing, "__file__", None)
             if existing_file is not None and Path(existing_file).resolve() == source.resolve():
                 return existing
-            raise ImportError(f"Refusing to import '{name}' from {source}: it is already loaded from "
+            raise SourceConflictError(f"Refusing to import '{name}' from {source}: it is already loaded from "
                               f"{existing_file}")
-        parent_entry = str(path.parent if path.is_dir() else source.parent)
+        was_present = parent_entry in sys.path
+        follower = None
+        if was_present:
+            index = sys.path.index(parent_entry)
+            follower = sys.path[index + 1] if index + 1 < len(sys.path) else None
+            del sys.path[index]
         sys.path.insert(0, parent_entry)
         try:
             module = importlib.import_module(name)
         finally:
-            sys.path.remove(parent_entry)  # removes the first occurrence: the one inserted above
+            _restore_path_entry(parent_entry, was_present, follower)
+    finally:
+        _imp.release_lock()
     imported_file = getattr(module, "__file__", None)
     if imported_file is None or Path(imported_file).resolve() != source.resolve():
-        raise ImportError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
+        raise SourceConflictError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
     return module
+
+
+def _restore_path_entry(entry: str, was_present: bool, follower: str | None) -> None:
+    """Take the entry put first for an import off sys.path again (matched by value: the imported code may
+    have rebuilt sys.path); when it was there before, put it back in front of the entry it preceded."""
+    for index, value in enumerate(sys.path):
+        if value == entry:
+            del sys.path[index]
+            break
+    if was_present:
+        if follower is not None and follower in sys.path:
+            sys.path.insert(sys.path.index(follower), entry)
+        else:
+            sys.path.append(entry)
 
 
 # -- isolated import --------------------------------------------------------------------------------------
@@ -325,24 +353,74 @@ class ModuleValidator:
         """Validate the module at ``module_path``; ``config`` is what mount() receives (e.g. an API key).
         ``entry_point`` is accepted for compatibility and unused."""
         result = ValidationResult(module_type=self.module_type, module_path=str(module_path))
-        with isolated_import(module_path) as (module, import_check):
-            result.add(import_check)
-            if module is None:
-                return result
-            mount_check = check_mount_callable(module)
-            result.add(mount_check)
-            if not mount_check.passed:
-                return result
-            signature_check = check_mount_signature(module.mount)
-            result.add(signature_check)
-            ready_check = check_on_session_ready(module)
-            if ready_check is not None:
-                result.add(ready_check)
-            self._check_declared_type(module, result)
-            if not signature_check.passed:
-                return result
-            await self._check_protocol(module.mount, config, result)
+        module = self._check_importable(result, module_path)
+        if module is None:
+            return result
+        mount = self._check_mount_exists(result, module)
+        if mount is None:
+            return result
+        signature_passed = self._check_mount_signature(result, mount)
+        ready_check = check_on_session_ready(module)
+        if ready_check is not None:
+            result.add(ready_check)
+        self._check_declared_type(module, result)
+        if signature_passed:
+            await self._check_protocol(mount, config, result)
         return result
+
+    def check_structure(self, module: Any, module_path: str | Path = "") -> ValidationResult:
+        """The checks that need no mount (mount_exists, mount_signature), on an already imported module:
+        what the loader runs on the canonical module it is about to mount."""
+        result = ValidationResult(module_type=self.module_type, module_path=str(module_path))
+        mount = self._check_mount_exists(result, module)
+        if mount is not None:
+            self._check_mount_signature(result, mount)
+        return result
+
+    # 2.0.2's step methods (module tooling and upstream tests call or patch them)
+    def _check_importable(self, result: ValidationResult, module_path: str | Path) -> ModuleType | None:
+        """Import the module canonically (see import_module_from_path); None, with a failed check, if not."""
+        path = Path(module_path)
+        if not path.exists():
+            text = str(module_path)
+            if _looks_like_path(text):
+                result.add(failed("module_importable", f"Failed to import module: no such file or directory: {text}"))
+                return None
+            target: Path | None = None
+        elif path.is_dir():
+            target = find_package_dir(path)
+            if target is None:
+                result.add(failed(
+                    "module_importable",
+                    f"No __init__.py found in {path} (and no single amplifier_module_* package inside it); "
+                    "a module is a Python package whose __init__.py defines mount()",
+                ))
+                return None
+        else:
+            target = path
+        try:
+            if target is not None:
+                module = import_module_from_path(target)
+            else:
+                module = importlib.import_module(str(module_path))
+        except ImportError as error:
+            result.add(failed("module_importable", f"Failed to import module: {error}"))
+            return None
+        except Exception as error:
+            result.add(failed("module_importable", f"Error loading module: {type(error).__name__}: {error}"))
+            return None
+        result.ok("module_importable", f"Module loaded from {target if target is not None else module_path}")
+        return module
+
+    def _check_mount_exists(self, result: ValidationResult, module: Any) -> Any:
+        check = check_mount_callable(module)
+        result.add(check)
+        return module.mount if check.passed else None
+
+    def _check_mount_signature(self, result: ValidationResult, mount_fn: Any) -> bool:
+        check = check_mount_signature(mount_fn)
+        result.add(check)
+        return check.passed
 
     def _check_declared_type(self, module: Any, result: ValidationResult) -> None:
         declared = getattr(module, "__amplifier_module_type__", None)

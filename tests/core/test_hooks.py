@@ -448,3 +448,19 @@ async def test_plain_function_handlers_run_like_async_ones() -> None:
     result = await hooks.emit("e:x", {})
     assert seen == ["e:x"] and result.data["touched"] is True
     assert await hooks.emit_and_collect("e:x", {}) == [{"touched": True}]
+
+
+def test_hooks_module_exports_what_2_0_2_exports() -> None:
+    import amplifier_core.hooks as hooks_module
+    from amplifier_core.models import ContextInjection
+
+    assert sorted(hooks_module.__all__) == ["ContextInjection", "HookRegistry", "HookResult"]
+    assert hooks_module.ContextInjection is ContextInjection
+
+
+def test_hook_registry_class_carries_2_0_2_s_class_name() -> None:
+    import amplifier_core
+    from amplifier_core.hooks import HookRegistry
+
+    assert HookRegistry.__name__ == "RustHookRegistry"
+    assert amplifier_core.RustHookRegistry is HookRegistry is amplifier_core.HookRegistry

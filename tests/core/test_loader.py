@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit.module_packages import write_module_package
 
 from amplifier_core import AmplifierSession, ModuleCoordinator, ModuleLoader, ModuleValidationError
 from amplifier_core.loader import TYPE_TO_MOUNT_POINT, find_package_dir, guess_module_type, package_name
@@ -584,3 +585,70 @@ def test_load_filesystem_hands_back_the_raw_mount_carrying_an_async_ready_hook(w
     with caplog.at_level("WARNING", logger="amplifier_core.loader"):
         assert not hasattr(loader._load_filesystem(sync_id), "__on_session_ready__")
     assert "must be async" in caplog.text
+
+
+# -- one canonical module per import name (2.0.2's rule) ------------------------------------------------------
+def second_copy(workshop, module_id: str, label: str) -> Path:
+    """Another directory holding a package of the same import name as ``module_id``'s."""
+    other = workshop.root.parent / "elsewhere"
+    write_module_package(other / module_id, package_name(module_id), recording(label))
+    return other / module_id
+
+
+async def test_two_live_loaders_share_one_module_and_a_different_source_is_refused(workshop) -> None:
+    module_id = workshop.unique("tool-shared")
+    workshop.write(module_id, recording("first"))
+    first_coordinator = await coordinator_with_resolver(workshop.resolver)
+    first = ModuleLoader(first_coordinator)
+    await (await first.load(module_id))(first_coordinator)
+    canonical = sys.modules[package_name(module_id)]
+
+    second_coordinator = await coordinator_with_resolver(workshop.resolver)
+    same_source = ModuleLoader(second_coordinator)
+    await (await same_source.load(module_id))(second_coordinator)
+    assert sys.modules[package_name(module_id)] is canonical
+    assert same_source._loaded_modules[module_id] is canonical.mount
+
+    workshop.resolver.paths[module_id] = second_copy(workshop, module_id, "second")
+    other_coordinator = await coordinator_with_resolver(workshop.resolver)
+    with pytest.raises(ModuleValidationError, match="Refusing to import"):
+        await ModuleLoader(other_coordinator).load(module_id)
+    assert sys.modules[package_name(module_id)] is canonical
+
+    first.cleanup()
+    same_source.cleanup()
+    released = await coordinator_with_resolver(workshop.resolver)
+    await (await ModuleLoader(released).load(module_id))(released)  # nobody runs the first copy any more
+    assert released.get_capability("mounted-by") == "second"
+
+
+async def test_a_loader_does_not_switch_a_module_to_another_source(workshop) -> None:
+    module_id = workshop.unique("tool-pinned")
+    workshop.write(module_id, recording("first"))
+    coordinator = await coordinator_with_resolver(workshop.resolver)
+    loader = ModuleLoader(coordinator)
+    await loader.load(module_id)
+    workshop.resolver.paths[module_id] = second_copy(workshop, module_id, "second")
+    with pytest.raises(ImportError, match="already loaded from"):
+        await loader.load(module_id)
+    loader.cleanup()
+
+
+async def test_loading_runs_the_type_validator_on_the_module_it_mounts(workshop, monkeypatch) -> None:
+    from amplifier_core.validation import ToolValidator
+
+    module_id = workshop.unique("tool-checked")
+    workshop.write(module_id, recording("checked"))
+    seen: list[Any] = []
+    original = ToolValidator._check_mount_exists
+
+    def spy(self, result, module):
+        seen.append(module)
+        return original(self, result, module)
+
+    monkeypatch.setattr(ToolValidator, "_check_mount_exists", spy)
+    coordinator = await coordinator_with_resolver(workshop.resolver)
+    loader = ModuleLoader(coordinator)
+    await loader.load(module_id)
+    assert seen == [sys.modules[package_name(module_id)]]
+    loader.cleanup()

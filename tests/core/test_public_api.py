@@ -65,3 +65,20 @@ def test_retry_utilities_reexported_from_utils_and_top_level() -> None:
     assert amplifier_core.RetryConfig is RetryConfig
     assert amplifier_core.retry_with_backoff is retry_with_backoff
     assert amplifier_core.classify_error_message is classify_error_message
+
+
+def test_submodules_declare_all_with_2_0_2_s_names() -> None:
+    """``from amplifier_core.<module> import *`` gives at least what 2.0.2's gives."""
+    import importlib
+
+    expected = {
+        "cancellation": {"CancellationToken", "CancellationState"},
+        "capabilities": {"TOOLS", "STREAMING", "BATCH", "ALL_WELL_KNOWN_CAPABILITIES"},
+        "coordinator": {"ModuleCoordinator"},
+        "events": {"SESSION_START", "PROVIDER_THROTTLE", "MODULE_LOAD_FAILED", "ALL_EVENTS"},
+        "hooks": {"HookRegistry", "ContextInjection", "HookResult"},
+    }
+    for name, names in expected.items():
+        module = importlib.import_module(f"amplifier_core.{name}")
+        assert names <= set(module.__all__), name
+        assert all(hasattr(module, item) for item in module.__all__), name

@@ -368,8 +368,9 @@ async def test_validator_warns_when_declared_type_differs(tmp_path: Path) -> Non
     assert check(result, "module_type_declared").severity == "warning" and result.passed
 
 
-# -- isolation ------------------------------------------------------------------------------------------------
-async def test_validation_leaves_no_trace_in_sys_modules_or_sys_path(tmp_path: Path) -> None:
+# -- the canonical module -------------------------------------------------------------------------------------
+async def test_validation_imports_the_module_under_its_real_name_and_restores_sys_path(tmp_path: Path) -> None:
+    """What is validated is the object the loader will mount: imported once, under its real name."""
     package = write_package(
         tmp_path, "amplifier_module_tool_layered",
         """
@@ -403,7 +404,10 @@ async def test_validation_leaves_no_trace_in_sys_modules_or_sys_path(tmp_path: P
     assert result.passed, result.errors
     assert check(result, "tool_name").message == "Tool name is 'layered'"
     assert sys.path == path_before
-    assert not [name for name in sys.modules if "amplifier_module_tool_layered" in name]
+    canonical = sys.modules["amplifier_module_tool_layered"]
+    assert Path(canonical.__file__).parent == package
+    assert (await ToolValidator().validate(package)).passed
+    assert sys.modules["amplifier_module_tool_layered"] is canonical  # validated again, not imported again
 
 
 async def test_real_import_after_validation_gets_fresh_module_state(tmp_path: Path,
@@ -441,28 +445,26 @@ async def test_validator_accepts_an_upstream_style_module() -> None:
     assert check(result, "tool_name").message == "Tool name is 'upstream_echo'"
 
 
-async def test_validation_checks_the_copy_at_the_path_even_when_a_same_named_package_is_imported(
+async def test_validation_refuses_a_path_whose_package_name_is_already_imported_from_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Replacing a live module object under another importer's feet is worse than a clear failure."""
     installed = write_package(tmp_path / "installed", "amplifier_module_tool_twin",
                               "from amplifier_module_tool_twin.names import NAME\n", {"names.py": "NAME = 'old'\n"})
     monkeypatch.syspath_prepend(str(installed.parent))
     import amplifier_module_tool_twin  # type: ignore[import-not-found]
 
-    try:
-        workspace = write_package(
-            tmp_path / "workspace", "amplifier_module_tool_twin",
-            "from amplifier_module_tool_twin.names import NAME\n"
-            + textwrap.dedent(GOOD_TOOL).replace('name = "echo"', "name = NAME"),
-            {"names.py": "NAME = 'new'\n"},
-        )
-        result = await ToolValidator().validate(workspace)
-        assert check(result, "tool_name").message == "Tool name is 'new'"
-        assert sys.modules["amplifier_module_tool_twin"] is amplifier_module_tool_twin
-        assert sys.modules["amplifier_module_tool_twin.names"].NAME == "old"
-    finally:
-        for name in [key for key in sys.modules if key.startswith("amplifier_module_tool_twin")]:
-            del sys.modules[name]
+    workspace = write_package(
+        tmp_path / "workspace", "amplifier_module_tool_twin",
+        "from amplifier_module_tool_twin.names import NAME\n"
+        + textwrap.dedent(GOOD_TOOL).replace('name = "echo"', "name = NAME"),
+        {"names.py": "NAME = 'new'\n"},
+    )
+    result = await ToolValidator().validate(workspace)
+    assert not result.passed
+    assert "Refusing to import" in check(result, "module_importable").message
+    assert sys.modules["amplifier_module_tool_twin"] is amplifier_module_tool_twin
+    assert sys.modules["amplifier_module_tool_twin.names"].NAME == "old"
 
 
 def test_hook_validator_reads_registrations_from_a_plain_registry_too() -> None:

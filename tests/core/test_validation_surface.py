@@ -55,6 +55,24 @@ def test_import_module_from_path_imports_a_single_file(tmp_path: Path, forget_mo
     assert callable(import_module_from_path(tmp_path / "single_file_mod_c.py").mount)
 
 
+def test_import_module_from_path_takes_the_requested_copy_and_puts_sys_path_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forget_modules) -> None:
+    """The requested directory is searched first even when it trails another copy on sys.path, and ends up
+    where it was; entries the imported code added itself are left alone."""
+    for root in ("earlier", "requested"):
+        (tmp_path / root / "pkg_real_name_d").mkdir(parents=True)
+        (tmp_path / root / "pkg_real_name_d" / "__init__.py").write_text(f"WHERE = {root!r}\n")
+    added_by_module = str(tmp_path / "added-by-module")
+    init = tmp_path / "requested" / "pkg_real_name_d" / "__init__.py"
+    init.write_text(f"import sys\nsys.path.insert(0, {added_by_module!r})\n" + init.read_text())
+    monkeypatch.syspath_prepend(str(tmp_path / "earlier"))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "requested")])
+    before = list(sys.path)
+    forget_modules("pkg_real_name_d")
+    assert import_module_from_path(tmp_path / "requested" / "pkg_real_name_d").WHERE == "requested"
+    assert sys.path == [added_by_module, *before]
+
+
 @pytest.mark.parametrize(("data", "problems"), [
     ({"success": True}, []),
     ({}, ["Missing required field: 'success'"]),

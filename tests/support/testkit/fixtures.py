@@ -5,6 +5,7 @@ writes the real user's settings, sessions or caches."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +29,19 @@ def amplifier_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
         if name.startswith("AMPLIFIER_MODULE_"):
             monkeypatch.delenv(name)
     yield base / "amplifier"
+
+
+@pytest.fixture(autouse=True)
+def forget_packages_imported_from_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Validation imports a module under its real name (the canonical object the loader will mount, as
+    2.0.2 does), so a package a test wrote under the temp dir stays in sys.modules; drop those afterwards so
+    a later test can write a same-named package elsewhere."""
+    before = set(sys.modules)
+    yield
+    temp_root = str(tmp_path_factory.getbasetemp())
+    for name in [key for key in list(sys.modules) if key not in before]:
+        if str(getattr(sys.modules.get(name), "__file__", None) or "").startswith(temp_root):
+            del sys.modules[name]
 
 
 @pytest.fixture
