@@ -8,13 +8,13 @@ shape, mounts it on a throwaway ``MockCoordinator`` and inspects what got mounte
 
 from __future__ import annotations
 
-import _imp
 import asyncio
 import importlib
 import importlib.util
 import inspect
 import itertools
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -174,6 +174,9 @@ def check_on_session_ready(module: Any) -> ValidationCheck | None:
     return None
 
 
+_PATH_IMPORT_LOCK = threading.RLock()  # one path import at a time (they move sys.path around)
+
+
 class SourceConflictError(ImportError):
     """A package of that import name (or one of its submodules) is already imported from another source."""
 
@@ -184,29 +187,30 @@ def import_module_from_path(module_path: str | Path) -> ModuleType:
 
     Refuses (ImportError) rather than replace anything when a module or submodule of that name is already
     imported from somewhere else. The parent directory is put first on sys.path for the import only (back
-    where it was afterwards), under the interpreter's import lock so no other thread imports through it.
+    where it was afterwards). Path imports are serialised by a lock of ours, never the interpreter's global
+    import lock: holding that across an import deadlocks with any other thread mid-import (the REPL warm-up,
+    the provider SDK imported in the background).
     """
     path = Path(module_path)
     source = (path / "__init__.py") if path.is_dir() else path
     name = path.name if path.is_dir() else path.stem
     package_root = source.parent.resolve()
     parent_entry = str(path.parent if path.is_dir() else source.parent)
-    _imp.acquire_lock()
-    try:
+    with _PATH_IMPORT_LOCK:
         for cached_name, cached in list(sys.modules.items()):
             if not cached_name.startswith(name + "."):
                 continue
             cached_file = getattr(cached, "__file__", None)
             if cached_file is None or not Path(cached_file).resolve().is_relative_to(package_root):
                 raise SourceConflictError(f"Refusing to import '{name}' from {source}: cached submodule "
-                                  f"'{cached_name}' is from {cached_file}")
+                                          f"'{cached_name}' is from {cached_file}")
         existing = sys.modules.get(name)
         if existing is not None:
             existing_file = getattr(existing, "__file__", None)
             if existing_file is not None and Path(existing_file).resolve() == source.resolve():
                 return existing
             raise SourceConflictError(f"Refusing to import '{name}' from {source}: it is already loaded from "
-                              f"{existing_file}")
+                                      f"{existing_file}")
         was_present = parent_entry in sys.path
         follower = None
         if was_present:
@@ -218,8 +222,6 @@ def import_module_from_path(module_path: str | Path) -> ModuleType:
             module = importlib.import_module(name)
         finally:
             _restore_path_entry(parent_entry, was_present, follower)
-    finally:
-        _imp.release_lock()
     imported_file = getattr(module, "__file__", None)
     if imported_file is None or Path(imported_file).resolve() != source.resolve():
         raise SourceConflictError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
