@@ -193,6 +193,8 @@ def _with_ready_hook(module_id: str, module: ModuleType | None, mount: Any) -> A
 # Packages imported from a resolver's path, by import name. A later direct (entry point / import name) load
 # must not pick these up from sys.modules: it has to import the installed package again.
 _PATH_IMPORTS: dict[str, ModuleType] = {}
+# The module object whose structure last passed its validator, per module id (a re-import is checked again).
+_STRUCTURE_CHECKED: dict[str, ModuleType] = {}
 
 
 def _forget_path_import(import_name: str) -> None:
@@ -439,7 +441,10 @@ class ModuleLoader:
         return module
 
     def _check_structure(self, module_id: str, module: ModuleType, package_dir: Path) -> None:
-        """Run the module type's validator on the canonical module (the checks that need no mount)."""
+        """Run the module type's validator on the canonical module (the checks that need no mount), once per
+        module object: every later session mounting the same module reuses the verdict."""
+        if _STRUCTURE_CHECKED.get(module_id) is module:
+            return
         from .validation import VALIDATORS
 
         declared = getattr(module, "__amplifier_module_type__", None)
@@ -452,6 +457,7 @@ class ModuleLoader:
             details = "; ".join(f"{check.name}: {check.message}" for check in result.errors)
             raise ModuleValidationError(f"Module '{module_id}' failed validation: {details}",
                                         reason_code="invalid_entry_point")
+        _STRUCTURE_CHECKED[module_id] = module
 
     def _load_direct(self, module_id: str) -> tuple[MountFunction, Any]:
         key = (module_id, None)

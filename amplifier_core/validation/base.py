@@ -194,6 +194,9 @@ def import_module_from_path(module_path: str | Path) -> ModuleType:
     path = Path(module_path)
     source = (path / "__init__.py") if path.is_dir() else path
     name = path.name if path.is_dir() else path.stem
+    existing = sys.modules.get(name)
+    if existing is not None and getattr(existing, "__file__", None) == str(source):
+        return existing  # already the canonical module (every later session's mount): no scan, no lock
     package_root = source.parent.resolve()
     parent_entry = str(path.parent if path.is_dir() else source.parent)
     with _PATH_IMPORT_LOCK:
