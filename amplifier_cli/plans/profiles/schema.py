@@ -67,14 +67,10 @@ class ProfileFile(MountPlanSections):
     @field_validator("sandbox", mode="before")
     @classmethod
     def _sandbox_mode_shorthand(cls, value: Any) -> Any:
-        # `sandbox: read-only` is {mode: read-only}; YAML reads a bare `off` as false
-        if value is False:
-            return {"mode": "off"}
-        if isinstance(value, str):
-            return {"mode": value}
-        if isinstance(value, dict) and value.get("mode") is False:
-            return {**value, "mode": "off"}
-        return value
+        # `sandbox: read-only` is {mode: read-only}; YAML reads a bare `off` as false (the modules' own rule)
+        from amplifier_core.utils.sandbox.settings import normalize_sandbox_value
+
+        return normalize_sandbox_value(value)
 
     @field_validator("instruction", mode="before")
     @classmethod
