@@ -47,6 +47,16 @@ class ConfigOnly(BaseModel):
     config: dict[str, Any] | None = None
 
 
+class SpawnSection(BaseModel):
+    """Upstream's `spawn:`: which of the parent's tools its sub-agents inherit (module ids), before the agent's
+    own plan is merged: all but `exclude_tools`, or only `tools`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    exclude_tools: list[str] | None = None
+    tools: list[str] | None = None
+
+
 class MountPlanSections(BaseModel):
     """Every key a mount plan may hold; all optional so a partial profile file validates on its own."""
 
@@ -59,6 +69,7 @@ class MountPlanSections(BaseModel):
     tools: list[ModuleEntry] | None = None
     hooks: list[ModuleEntry] | None = None
     agents: Any = None
+    spawn: SpawnSection | None = None
 
     @field_validator("agents", mode="before")
     @classmethod

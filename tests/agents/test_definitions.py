@@ -123,3 +123,18 @@ def test_an_agents_own_selection_limits_what_it_may_delegate_to(project_dir):
     agents = load_agent_catalog(paths_for(project_dir)).agents
     assert list(select_agents(agents, ["b"])) == ["b"]
     assert select_agents(agents, "none") == {}
+
+
+def test_the_parents_spawn_policy_decides_which_of_its_tools_sub_agents_inherit():
+    """Upstream bundles' `spawn: {exclude_tools}` / `spawn: {tools}`; an agent that lists a tool itself keeps it."""
+    from amplifier_cli.plans.agents import AgentDefinition
+
+    tools = [{"module": "tool-filesystem"}, {"module": "tool-bash"}, {"module": "tool-task"}]
+    plain = AgentDefinition(name="plain", description="d", plan={})
+    excluding = {"tools": tools, "spawn": {"exclude_tools": ["tool-task"]}}
+    assert [t["module"] for t in plan_for_agent(excluding, plain)["tools"]] == ["tool-filesystem", "tool-bash"]
+    only = {"tools": tools, "spawn": {"tools": ["tool-filesystem"]}}
+    assert [t["module"] for t in plan_for_agent(only, plain)["tools"]] == ["tool-filesystem"]
+    delegating = AgentDefinition(name="lead", description="d", plan={"tools": [{"module": "tool-task"}]})
+    assert [t["module"] for t in plan_for_agent(excluding, delegating)["tools"]] == [
+        "tool-filesystem", "tool-bash", "tool-task"]

@@ -130,6 +130,35 @@ def test_agents_accumulate_across_includes_and_inline_definitions_may_point_at_t
     assert agents["reviewer"]["tools"] == [{"module": "tool-bash", "source": str(directory / "mods" / "tool-bash")}]
 
 
+def test_a_bundles_spawn_policy_loads_into_the_plan_and_a_misspelt_key_is_named(paths, write) -> None:
+    """`spawn:` is in most upstream bundles (`exclude_tools: [tool-task]`); it reaches the plan, where the
+    spawner applies it, and an unknown key inside it is an error at its key path."""
+    from amplifier_cli.config.settings import load_settings
+    from amplifier_cli.plans.plan import build_plan
+
+    write(paths.project_profiles_dir / "lead.md", """
+        ---
+        bundle: {name: lead}
+        includes: [minimal]
+        tools: [{module: tool-task}]
+        spawn: {exclude_tools: [tool-task]}
+        ---
+        Lead.
+    """)
+    built = build_plan(load_settings(paths), "lead", paths=paths)
+    assert built.plan["spawn"] == {"exclude_tools": ["tool-task"]}
+    write(paths.project_profiles_dir / "typo.md", """
+        ---
+        bundle: {name: typo}
+        spawn: {exclude_tool: [tool-task]}
+        ---
+        Typo.
+    """)
+    with pytest.raises(ConfigError) as caught:
+        load_profile("typo", paths)
+    assert "spawn.exclude_tool" in caught.value.render()
+
+
 def test_yaml_bundle_includes_a_profile_by_name_and_a_file_included_twice_is_merged_once(paths, write) -> None:
     directory = paths.project_profiles_dir
     write(directory / "parts" / "a.yaml", """

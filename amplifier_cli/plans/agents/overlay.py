@@ -14,12 +14,14 @@ from .definitions import AgentDefinition
 def plan_for_agent(
     parent_plan: dict[str, Any], agent: AgentDefinition, *, exclude: dict[str, list[str]] | None = None
 ) -> dict[str, Any]:
-    """The child's plan. `exclude` (module ids per section, e.g. tool-task's `exclude_tools`) is applied on
-    top of the agent's own `exclude:`. The result's `agents` lists the names the child may delegate to."""
+    """The child's plan. `exclude` (module ids per section, e.g. tool-task's `exclude_tools`) and the parent
+    plan's `spawn:` policy are applied on top of the agent's own `exclude:`; the agent's own modules are
+    merged after, so an agent that lists a tool itself still has it. The result's `agents` lists the names
+    the child may delegate to."""
     overlay: dict[str, Any] = copy.deepcopy(agent.plan)
     combined_exclude = {key: list(value) if isinstance(value, list) else value
                         for key, value in agent.exclude.items() if key != "agents"}
-    for section, ids in (exclude or {}).items():
+    for section, ids in [*(exclude or {}).items(), ("tools", spawn_excluded_tools(parent_plan))]:
         current = combined_exclude.get(section)
         if current == "all" or not ids:
             continue
@@ -34,3 +36,15 @@ def plan_for_agent(
             target = preferred_provider(providers)
             target["config"] = {**(target.get("config") or {}), "default_model": agent.model}
     return plan
+
+
+def spawn_excluded_tools(parent_plan: dict[str, Any]) -> list[str]:
+    """The parent's tool module ids its `spawn:` policy keeps from sub-agents (`exclude_tools`, or every tool
+    not in `tools`)."""
+    policy = parent_plan.get("spawn") or {}
+    excluded = list(policy.get("exclude_tools") or [])
+    only = policy.get("tools")
+    if only is not None:
+        excluded += [entry.get("module") for entry in parent_plan.get("tools") or []
+                     if isinstance(entry, dict) and entry.get("module") not in only]
+    return excluded
