@@ -1,7 +1,8 @@
 """Sessions: a plan made live. Opening one (`factory.open_session`, in named steps), the open session and
 its turns (`live`), what a caller asks for (`request`), the store on disk (`store/`: metadata, transcript,
 resume repair), usage totals (`usage`), Ctrl-C handling around a turn (`interrupts`), the project's
-AGENTS.md / AMPLIFIER.md (`instructions`), and sub-agents (`spawner`).
+AGENTS.md / AMPLIFIER.md (`instructions`), sub-agents (`spawner`), which values are secret (`secrets`), the
+provider SDK imported early (`sdk_imports`) and `amplifier mcp test` (`mcp_probe`).
 
 Imports `config` and `plans`; never `ui` or `commands`. Nothing here prints: front ends in `ui` do.
 """
