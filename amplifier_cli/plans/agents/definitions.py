@@ -18,7 +18,7 @@ from ...config.source_uri import normalize_source_uri
 from ...config.yaml_document import YamlDocument
 from ...errors import Problem
 from ..mount_plan import MODULE_LIST_SECTIONS, ModuleEntry, SessionSection, canonicalize_plan
-from ..profiles.schema import ExcludeSection
+from ..profiles.schema import ExcludeSection, instruction_text
 
 
 class AgentMeta(BaseModel):
@@ -67,9 +67,7 @@ class AgentFile(BaseModel):
     @field_validator("instruction", mode="before")
     @classmethod
     def _instruction_text(cls, value: Any) -> Any:
-        if value is not None and not isinstance(value, str):
-            raise ValueError("instruction must be text (use a YAML block: 'instruction: |')")
-        return value
+        return instruction_text(value)
 
 
 @dataclass

@@ -28,6 +28,13 @@ def _ids_or_all(value: Any) -> Any:
     raise ValueError("must be 'all' or a list of module ids")
 
 
+def instruction_text(value: Any) -> Any:
+    """An `instruction:` (profile or agent) must be text, not a mapping or list YAML made of it."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError("instruction must be text (use a YAML block: 'instruction: |')")
+    return value
+
+
 class ExcludeSection(BaseModel):
     """Drop inherited entries before this file's own are merged: `all` or a list of ids per section."""
 
@@ -75,9 +82,7 @@ class ProfileFile(MountPlanSections):
     @field_validator("instruction", mode="before")
     @classmethod
     def _instruction_text(cls, value: Any) -> Any:
-        if value is not None and not isinstance(value, str):
-            raise ValueError("instruction must be text (use a YAML block: 'instruction: |')")
-        return value
+        return instruction_text(value)
 
 
 REMOVED_UPSTREAM_KEYS = {
