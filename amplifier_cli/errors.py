@@ -73,3 +73,34 @@ class RuntimeFailure(AmplifierError):
     """Something failed while doing the work (git fetch, validation run); exit 1."""
 
     exit_code = 1
+
+
+def report_failure(error: AmplifierError | OSError, *, verbose: bool = False) -> int:
+    """Say on stderr how a command failed and return its exit code; a traceback only with ``verbose``.
+
+    Shared by the Typer group and the typer-free start of `amplifier run`, so both end alike: an
+    AmplifierError is its message and code; a reader of our stdout that went away (`| head`) is silence and 1,
+    with stdout pointed at /dev/null so the interpreter's final flush cannot fail again; any other OSError is
+    the file or directory we could not use, and 1.
+    """
+    import sys
+
+    if isinstance(error, BrokenPipeError):
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    if verbose:
+        import traceback
+
+        traceback.print_exception(error, file=sys.stderr)
+    if isinstance(error, AmplifierError):
+        sys.stderr.write(f"Error: {error.render()}\n")
+        return error.exit_code
+    where = f"{error.filename}: " if error.filename else ""
+    sys.stderr.write(
+        f"Error: {where}{error.strerror or error} (fix: check that the path exists, is writable and the disk "
+        "has space; --verbose shows where it happened)\n"
+    )
+    return 1

@@ -24,36 +24,13 @@ class AmplifierGroup(TyperGroup):
     a traceback only with --verbose."""
 
     def invoke(self, ctx: Any) -> Any:
-        from .errors import AmplifierError
+        from .errors import AmplifierError, report_failure
 
         try:
             return super().invoke(ctx)
-        except AmplifierError as exc:
-            verbose = bool((ctx.obj or {}).get("verbose")) if isinstance(ctx.obj, dict) else False
-            if verbose:
-                import traceback
-
-                traceback.print_exception(exc, file=sys.stderr)
-            typer.echo(f"Error: {exc.render()}", err=True)
-            raise typer.Exit(exc.exit_code) from None
-        except BrokenPipeError:  # the reader of our stdout went away (`| head`): nothing to say, nowhere to say it
-            import os
-
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            raise typer.Exit(1) from None
-        except OSError as exc:  # a file or directory we could not use (disk full, permissions, missing)
-            if isinstance(ctx.obj, dict) and ctx.obj.get("verbose"):
-                import traceback
-
-                traceback.print_exception(exc, file=sys.stderr)
-            where = f"{exc.filename}: " if exc.filename else ""
-            typer.echo(
-                f"Error: {where}{exc.strerror or exc} (fix: check that the path exists, is writable and the disk "
-                "has space; --verbose shows where it happened)",
-                err=True,
-            )
-            raise typer.Exit(1) from None
+        except (AmplifierError, OSError) as exc:  # BrokenPipeError included: see report_failure
+            verbose = bool(ctx.obj.get("verbose")) if isinstance(ctx.obj, dict) else False
+            raise typer.Exit(report_failure(exc, verbose=verbose)) from None
 
 
 app = typer.Typer(
@@ -107,7 +84,7 @@ def root(
         return
     interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
     if interactive or chosen:
-        from .commands.run import start
+        from .commands.launch import start
 
         # the interactive chat, as `amplifier run` without a prompt (piped stdin with options: one turn)
         raise typer.Exit(start(None, approval=approval, **chat_options))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from .run import DEFAULT_APPROVAL, DEFAULT_OUTPUT_FORMAT, ApprovalOption, OutputFormatOption, RebuildProfileOption
+from .launch import DEFAULT_APPROVAL, DEFAULT_OUTPUT_FORMAT
+from .run import ApprovalOption, OutputFormatOption, RebuildProfileOption
 
 session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clean up.", no_args_is_help=True)
 
@@ -160,7 +161,7 @@ def resume(
     approval: ApprovalOption = DEFAULT_APPROVAL,
 ) -> None:
     """Resume any session, from any directory."""
-    from .run import start
+    from .launch import start
 
     raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format, approval=approval))
 
