@@ -9,7 +9,10 @@ before it, never one after (tests/cli/test_layers.py checks this):
                  interrupts, project instructions, sub-agent spawning.
 - `ui/`          front ends (one-shot run, REPL), approval and display systems, output formats, views.
 - `commands/`    the thin Typer layer: parse arguments, call the layers above, exit with their code.
-- `main`         the `amplifier` entry point: registers the command groups.
+                 `launch` (what run / continue / the chat start) and `run_argv` (`amplifier run` read
+                 without typer) import no typer.
+- `main`         the Typer app: registers the command groups. `__main__` is the entry point: it answers
+                 `--version` and plain `amplifier run ...` itself, before typer is imported.
 
 `docs/APP.md` walks through the layers and the path of one request.
 """

@@ -1,7 +1,8 @@
 """The `amplifier` command's entry point (console script and `python -m amplifier_cli`).
 
-`amplifier --version` answers here, before typer and the command groups are imported (they cost about 50 ms);
-everything else goes to the Typer app in `main`.
+Two answers come before typer and the command groups are imported (they cost about 50 ms): `--version`, and
+`amplifier run` in its plain forms (`commands/run_argv.py` says which), which goes straight to the session so
+the first model request is not delayed by argument parsing. Everything else goes to the Typer app in `main`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,20 @@ VERSION_ARGUMENTS = (["--version"], ["-V"])
 
 
 def main() -> None:
-    if sys.argv[1:] in VERSION_ARGUMENTS:
+    arguments = sys.argv[1:]
+    if arguments in VERSION_ARGUMENTS:
         from . import __version__
 
         sys.stdout.write(f"amplifier {__version__}\n")
         return
+    if arguments[:1] == ["run"]:
+        from .commands.run_argv import parse_run_arguments
+
+        options = parse_run_arguments(arguments[1:])
+        if options is not None:
+            from .commands.launch import start_reporting_failures
+
+            sys.exit(start_reporting_failures(options))
     from .main import main as run_app
 
     run_app()
