@@ -2,7 +2,8 @@
 its turns (`live`), what a caller asks for (`request`), the store on disk (`store/`: metadata, transcript,
 resume repair), usage totals (`usage`), Ctrl-C handling around a turn (`interrupts`), the project's
 AGENTS.md / AMPLIFIER.md (`instructions`), sub-agents (`spawner`), which values are secret (`secrets`), the
-provider SDK imported early (`sdk_imports`) and `amplifier mcp test` (`mcp_probe`).
+provider SDK imported early (`sdk_imports`, through the finder in `sdk_finder`) and `amplifier mcp test`
+(`mcp_probe`).
 
 Imports `config` and `plans`; never `ui` or `commands`. Nothing here prints: front ends in `ui` do.
 """

@@ -9,14 +9,18 @@ compete for the interpreter and delay the first.
 
 The SDK's import builds thousands of classes, all long-lived: the cyclic garbage collector is paused while it
 runs (it would rescan the growing heap over and over; about 12% of the import) and what the process holds
-by then is moved out of its reach with ``gc.freeze()``, so later collections do not rescan it either.
+by then is moved out of its reach with ``gc.freeze()``, so later collections do not rescan it either. For the
+same import, `sdk_finder.SDKFinder` finds the SDK's submodules with less per-module overhead than the standard
+finder (same modules, same attributes); it is on ``sys.meta_path`` only while the import runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
+import sys
 import threading
 from typing import Any
 
@@ -59,8 +63,6 @@ def answering_sdk(plan: dict[str, Any], environ: dict[str, str] | None = None) -
 
 def start_sdk_import(plan: dict[str, Any]) -> threading.Thread | None:
     """Import the answering provider's SDK in a daemon thread (once per process); returns the thread."""
-    import sys
-
     sdk = answering_sdk(plan)
     if sdk is None or sdk in sys.modules:
         return None
@@ -70,14 +72,20 @@ def start_sdk_import(plan: dict[str, Any]) -> threading.Thread | None:
         _started.add(sdk)
 
     def work() -> None:
+        from amplifier_cli.sessions.sdk_finder import SDKFinder  # imported here, off the main thread
+
         collecting = gc.isenabled()
         if collecting:
             gc.disable()
+        finder = SDKFinder({sdk})
+        sys.meta_path.insert(0, finder)
         try:
             importlib.import_module(sdk)
         except Exception:  # the provider imports it again when it needs it, and reports the failure then
             pass
         finally:
+            with contextlib.suppress(ValueError):  # someone else may have rebuilt sys.meta_path meanwhile
+                sys.meta_path.remove(finder)
             if collecting:
                 gc.freeze()
                 gc.enable()

@@ -58,3 +58,28 @@ def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeyp
     assert start_sdk_import(plan({"module": "provider-fake"})) is None  # loaded: nothing more to do
     monkeypatch.delitem(sys.modules, "fake_sdk_for_warmup")
     assert start_sdk_import(plan({"module": "provider-fake"})) is None  # started once per process
+
+
+def test_the_sdk_finder_is_on_the_meta_path_only_while_the_sdk_is_imported(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    from amplifier_cli.sessions.sdk_finder import SDKFinder, SDKSourceLoader
+
+    package = tmp_path / "fake_sdk_with_finder"
+    package.mkdir()
+    (package / "__init__.py").write_text("import sys\nFIRST_FINDER = sys.meta_path[0]\nfrom . import client\n")
+    (package / "client.py").write_text("CLIENT = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-fake", ("fake_sdk_with_finder", ("FAKE_KEY",)))
+    monkeypatch.setenv("FAKE_KEY", "k")
+    monkeypatch.setattr(sdk_imports, "_started", set())
+    for name in ("fake_sdk_with_finder", "fake_sdk_with_finder.client"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    thread = start_sdk_import(plan({"module": "provider-fake"}))
+    assert thread is not None
+    thread.join()
+    gc.unfreeze()
+    sdk = sys.modules["fake_sdk_with_finder"]
+    assert isinstance(sdk.FIRST_FINDER, SDKFinder) and sdk.FIRST_FINDER.packages == {"fake_sdk_with_finder"}
+    assert isinstance(sdk.client.__loader__, SDKSourceLoader)
+    assert not any(isinstance(finder, SDKFinder) for finder in sys.meta_path)
+    monkeypatch.delitem(sys.modules, "fake_sdk_with_finder.client")
