@@ -30,6 +30,7 @@ import io
 import marshal
 import os
 import sys
+import threading
 import types
 import zipimport
 from collections.abc import Iterable, Sequence
@@ -100,16 +101,31 @@ def _directories_use_the_standard_file_finder() -> bool:
 
 
 class SDKFinder:
-    """Finds the submodules (never the top-level package) of ``packages`` with `SDKSourceLoader`; put it at
-    the front of ``sys.meta_path`` for the duration of one import and remove it afterwards."""
+    """Finds the submodules (never the top-level package) of ``packages`` with `SDKSourceLoader`.
 
-    def __init__(self, packages: Iterable[str]) -> None:
+    Meant to be put at the front of ``sys.meta_path`` once and left there, answering only while a package is
+    in ``packages`` (`answer_for` / `stop_answering`): taking a finder out of ``sys.meta_path`` while another
+    thread's import walks the list shifts it under that walk, which can then skip the next finder (PathFinder
+    included) and fail to find a module that is there. Putting one in front only makes a walk ask a finder
+    twice. Leaving it costs one call per later import that returns None at once."""
+
+    def __init__(self, packages: Iterable[str] = ()) -> None:
         self.packages = frozenset(packages)
+        self._packages_lock = threading.Lock()
         self._listings: dict[str, dict[str, os.DirEntry[str]] | None] = {}
         self._usable = (os.name == "posix" and sys.implementation.cache_tag is not None
                         and _directories_use_the_standard_file_finder()
                         and not (sys.platform.startswith(("cygwin", "darwin")) and not sys.flags.ignore_environment
                                  and "PYTHONCASEOK" in os.environ))
+
+    def answer_for(self, package: str) -> None:
+        with self._packages_lock:
+            self.packages = self.packages | {package}
+
+    def stop_answering(self, package: str) -> None:
+        with self._packages_lock:
+            self.packages = self.packages - {package}
+        self._listings = {}  # the listings were for that import only
 
     def invalidate_caches(self) -> None:
         self._listings = {}

@@ -11,18 +11,20 @@ The SDK's import builds thousands of classes, all long-lived: the cyclic garbage
 runs (it would rescan the growing heap over and over; about 12% of the import) and what the process holds
 by then is moved out of its reach with ``gc.freeze()``, so later collections do not rescan it either. For the
 same import, `sdk_finder.SDKFinder` finds the SDK's submodules with less per-module overhead than the standard
-finder (same modules, same attributes); it is on ``sys.meta_path`` only while the import runs.
+finder (same modules, same attributes); it answers only while the import runs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib
 import os
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .sdk_finder import SDKFinder
 
 # Bundled provider module id -> (SDK package, environment variables any one of which lets it mount).
 PROVIDER_SDKS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -33,6 +35,7 @@ DEFAULT_PRIORITY = 100
 
 _started: set[str] = set()
 _lock = threading.Lock()
+_finder: SDKFinder | None = None
 
 
 def _priority(config: dict[str, Any]) -> float:
@@ -61,6 +64,19 @@ def answering_sdk(plan: dict[str, Any], environ: dict[str, str] | None = None) -
     return min(candidates)[2] if candidates else None
 
 
+def _sdk_finder() -> SDKFinder:
+    """The process's one SDKFinder, put at the front of sys.meta_path the first time (and left there: see
+    SDKFinder on why it is never taken out)."""
+    global _finder
+    with _lock:
+        if _finder is None:
+            from .sdk_finder import SDKFinder
+
+            _finder = SDKFinder()
+            sys.meta_path.insert(0, _finder)
+        return _finder
+
+
 def start_sdk_import(plan: dict[str, Any]) -> threading.Thread | None:
     """Import the answering provider's SDK in a daemon thread (once per process); returns the thread."""
     sdk = answering_sdk(plan)
@@ -72,20 +88,17 @@ def start_sdk_import(plan: dict[str, Any]) -> threading.Thread | None:
         _started.add(sdk)
 
     def work() -> None:
-        from amplifier_cli.sessions.sdk_finder import SDKFinder  # imported here, off the main thread
-
+        finder = _sdk_finder()
         collecting = gc.isenabled()
         if collecting:
             gc.disable()
-        finder = SDKFinder({sdk})
-        sys.meta_path.insert(0, finder)
+        finder.answer_for(sdk)
         try:
             importlib.import_module(sdk)
         except Exception:  # the provider imports it again when it needs it, and reports the failure then
             pass
         finally:
-            with contextlib.suppress(ValueError):  # someone else may have rebuilt sys.meta_path meanwhile
-                sys.meta_path.remove(finder)
+            finder.stop_answering(sdk)
             if collecting:
                 gc.freeze()
                 gc.enable()

@@ -60,26 +60,38 @@ def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeyp
     assert start_sdk_import(plan({"module": "provider-fake"})) is None  # started once per process
 
 
-def test_the_sdk_finder_is_on_the_meta_path_only_while_the_sdk_is_imported(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch):
+def test_one_sdk_finder_stays_first_on_the_meta_path_and_answers_only_while_an_sdk_is_imported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Never taken out of sys.meta_path (that could make another thread's import skip a finder), but silent
+    once the import is over; two SDK imports share the one finder."""
     from amplifier_cli.sessions.sdk_finder import SDKFinder, SDKSourceLoader
 
-    package = tmp_path / "fake_sdk_with_finder"
-    package.mkdir()
-    (package / "__init__.py").write_text("import sys\nFIRST_FINDER = sys.meta_path[0]\nfrom . import client\n")
-    (package / "client.py").write_text("CLIENT = True\n")
+    for sdk_name in ("fake_sdk_with_finder", "other_fake_sdk"):
+        package = tmp_path / sdk_name
+        package.mkdir()
+        (package / "__init__.py").write_text("import sys\nFIRST_FINDER = sys.meta_path[0]\nfrom . import client\n")
+        (package / "client.py").write_text("CLIENT = True\n")
+        for name in (sdk_name, f"{sdk_name}.client"):
+            monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-fake", ("fake_sdk_with_finder", ("FAKE_KEY",)))
+    monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-other", ("other_fake_sdk", ("FAKE_KEY",)))
     monkeypatch.setenv("FAKE_KEY", "k")
     monkeypatch.setattr(sdk_imports, "_started", set())
-    for name in ("fake_sdk_with_finder", "fake_sdk_with_finder.client"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    thread = start_sdk_import(plan({"module": "provider-fake"}))
-    assert thread is not None
-    thread.join()
-    gc.unfreeze()
-    sdk = sys.modules["fake_sdk_with_finder"]
-    assert isinstance(sdk.FIRST_FINDER, SDKFinder) and sdk.FIRST_FINDER.packages == {"fake_sdk_with_finder"}
-    assert isinstance(sdk.client.__loader__, SDKSourceLoader)
-    assert not any(isinstance(finder, SDKFinder) for finder in sys.meta_path)
-    monkeypatch.delitem(sys.modules, "fake_sdk_with_finder.client")
+    monkeypatch.setattr(sdk_imports, "_finder", None)
+    # the test's own list (restored afterwards), without the finder an earlier test left, as it should, in place
+    monkeypatch.setattr(sys, "meta_path", [finder for finder in sys.meta_path if not isinstance(finder, SDKFinder)])
+    for module_id in ("provider-fake", "provider-other"):
+        thread = start_sdk_import(plan({"module": module_id}))
+        assert thread is not None
+        thread.join()
+        gc.unfreeze()
+    first, other = sys.modules["fake_sdk_with_finder"], sys.modules["other_fake_sdk"]
+    assert isinstance(first.FIRST_FINDER, SDKFinder) and first.FIRST_FINDER is other.FIRST_FINDER
+    assert isinstance(first.client.__loader__, SDKSourceLoader)
+    assert isinstance(other.client.__loader__, SDKSourceLoader)
+    assert [finder for finder in sys.meta_path if isinstance(finder, SDKFinder)] == [first.FIRST_FINDER]
+    assert sys.meta_path[0] is first.FIRST_FINDER
+    assert first.FIRST_FINDER.packages == frozenset()
+    assert first.FIRST_FINDER.find_spec("fake_sdk_with_finder.client", [str(tmp_path / "fake_sdk_with_finder")]) \
+        is None
