@@ -54,9 +54,10 @@ def load_yaml_document(path: Path) -> YamlDocument:
 def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | None = None) -> YamlDocument:
     import yaml
 
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text) if node is not None else None
+    loader = yaml.SafeLoader(text)
+    try:  # one parse gives both the nodes (for the lines) and the data built from them
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 + line_offset if mark is not None else None
@@ -64,6 +65,8 @@ def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | 
         raise ConfigError.single(
             f"invalid YAML: {problem}", file=path, line=line, fix="check indentation, colons and quoting near this line"
         ) from exc
+    finally:
+        loader.dispose()
     doc = YamlDocument(path=path, data=data if data is not None else {}, body=body, text=text)
     if node is not None:
         _record_lines(node, (), doc.lines, line_offset)
