@@ -1,8 +1,9 @@
 """The `amplifier` command's entry point (console script and `python -m amplifier_cli`).
 
-Two answers come before typer and the command groups are imported (they cost about 50 ms): `--version`, and
-`amplifier run` in its plain forms (`commands/run_argv.py` says which), which goes straight to the session so
-the first model request is not delayed by argument parsing. Everything else goes to the Typer app in `main`.
+Three answers come before typer and the command groups are imported (they cost about 50 ms): `--version`;
+bare `amplifier` in a terminal, which opens the chat; and `amplifier run` in its plain forms
+(`commands/run_argv.py` says which), which goes straight to the session so the first model request is not
+delayed by argument parsing. Everything else goes to the Typer app in `main`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ def main() -> None:
 
         sys.stdout.write(f"amplifier {__version__}\n")
         return
+    if not arguments:
+        from .commands.launch import in_a_terminal, start_reporting_failures
+
+        if in_a_terminal():  # bare `amplifier` in a terminal: the chat, as the Typer app's root would open it
+            sys.exit(start_reporting_failures({"prompt": None}))
     if arguments[:1] == ["run"]:
         from .commands.run_argv import parse_run_arguments
 

@@ -7,7 +7,6 @@ everything else inside the command functions so `--help`/`--version` stay fast.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import typer
@@ -82,10 +81,9 @@ def root(
                 fix=f"move them after '{ctx.invoked_subcommand}', or drop the command to open the chat",
             )
         return
-    interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
-    if interactive or chosen:
-        from .commands.launch import start
+    from .commands.launch import in_a_terminal, start
 
+    if in_a_terminal() or chosen:
         # the interactive chat, as `amplifier run` without a prompt (piped stdin with options: one turn)
         raise typer.Exit(start(None, approval=approval, **chat_options))
     typer.echo(ctx.get_help())

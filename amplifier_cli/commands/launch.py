@@ -17,6 +17,11 @@ DEFAULT_OUTPUT_FORMAT = OUTPUT_FORMATS[0]
 DEFAULT_APPROVAL = APPROVAL_MODES[0]
 
 
+def in_a_terminal() -> bool:
+    """stdin and stdout are both a terminal: bare `amplifier` opens the chat there and prints its help elsewhere."""
+    return sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty()
+
+
 def _read_piped_stdin() -> str | None:
     """Whatever was piped in (None when stdin is a terminal or closed); bytes that are not UTF-8 become U+FFFD."""
     try:

@@ -34,3 +34,10 @@ def test_other_arguments_still_reach_the_typer_app() -> None:
     result = subprocess.run([sys.executable, "-m", "amplifier_cli", "--help"], capture_output=True, text=True,
                             check=False)
     assert result.returncode == 0 and "Usage: amplifier" in result.stdout
+
+
+def test_bare_amplifier_without_a_terminal_prints_the_help() -> None:
+    """Only a terminal gets the chat from bare `amplifier`; a pipe or a script gets the usage."""
+    result = subprocess.run([sys.executable, "-m", "amplifier_cli"], capture_output=True, text=True, check=False,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 0 and "Usage: amplifier" in result.stdout and "run" in result.stdout

@@ -3,8 +3,11 @@ and `codex -m` do: they choose the chat it opens."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 
+import pexpect
 from fakeapi import Turn
 
 
@@ -45,3 +48,35 @@ def test_resume_option_reopens_a_chat_with_its_history(spawn_chat, fake_api) -> 
     resumed.prompt()
     assert resumed.exit() == 0
     assert fake_api.requests[-1].user_texts == ["turn one", "turn two"]
+
+
+PROBE = """
+import sys
+sys.argv = ["amplifier"]
+from amplifier_cli.__main__ import main
+try:
+    main()
+finally:
+    print("TYPER-IMPORTED:", "typer" in sys.modules, "END")
+"""
+
+
+def test_bare_amplifier_in_a_terminal_opens_the_chat_without_importing_typer(chat_project, fake_api) -> None:
+    """The common way into the chat starts as `amplifier run` does: straight from the entry point."""
+    fake_api.add(Turn(text="bare-answer"))
+    child = pexpect.spawn(sys.executable, ["-c", PROBE], cwd=str(chat_project), env=dict(os.environ),
+                          encoding="utf-8", dimensions=(50, 140), timeout=20)
+    try:
+        child.expect_exact("· session ")
+        assert "[chat-test]" in child.before  # the project's active profile, as the Typer root would pick
+        child.expect_exact("❯ ")
+        child.send("hello\r")
+        child.expect_exact("bare-answer")
+        child.expect_exact("❯ ")
+        child.send("/exit\r")
+        child.expect(r"TYPER-IMPORTED: (\w+) END")
+        assert child.match.group(1) == "False"
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
