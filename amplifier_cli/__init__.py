@@ -9,10 +9,11 @@ before it, never one after (tests/cli/test_layers.py checks this):
                  interrupts, project instructions, sub-agent spawning.
 - `ui/`          front ends (one-shot run, REPL), approval and display systems, output formats, views.
 - `commands/`    the thin Typer layer: parse arguments, call the layers above, exit with their code.
-                 `launch` (what run / continue / the chat start) and `run_argv` (`amplifier run` read
+                 `launch` (what run / continue / the chat start) and `run_argv` (`run` / `continue` read
                  without typer) import no typer.
 - `main`         the Typer app: registers the command groups. `__main__` is the entry point: it answers
-                 `--version` and plain `amplifier run ...` itself, before typer is imported.
+                 `--version`, bare `amplifier` in a terminal and plain `run` / `continue` itself, before typer
+                 is imported.
 
 `docs/APP.md` walks through the layers and the path of one request.
 """

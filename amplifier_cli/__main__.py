@@ -1,7 +1,7 @@
 """The `amplifier` command's entry point (console script and `python -m amplifier_cli`).
 
 Three answers come before typer and the command groups are imported (they cost about 50 ms): `--version`;
-bare `amplifier` in a terminal, which opens the chat; and `amplifier run` in its plain forms
+bare `amplifier` in a terminal, which opens the chat; and `amplifier run` / `continue` in their plain forms
 (`commands/run_argv.py` says which), which goes straight to the session so the first model request is not
 delayed by argument parsing. Everything else goes to the Typer app in `main`.
 """
@@ -25,10 +25,10 @@ def main() -> None:
 
         if in_a_terminal():  # bare `amplifier` in a terminal: the chat, as the Typer app's root would open it
             sys.exit(start_reporting_failures({"prompt": None}))
-    if arguments[:1] == ["run"]:
-        from .commands.run_argv import parse_run_arguments
+    if arguments[:1] in (["run"], ["continue"]):
+        from .commands.run_argv import parse_command_line
 
-        options = parse_run_arguments(arguments[1:])
+        options = parse_command_line(arguments)
         if options is not None:
             from .commands.launch import start_reporting_failures
 

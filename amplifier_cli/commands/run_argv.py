@@ -1,20 +1,20 @@
-"""`amplifier run` read without typer, for the plain forms people and scripts type.
+"""`amplifier run` and `amplifier continue` read without typer, for the plain forms people and scripts type.
 
 Importing typer and building its commands costs about 30 ms of CPU before anything else can start, and on the
 way to the first model request that time is spent on top of the provider SDK's import (one interpreter lock,
-so a background import cannot hide it). So `amplifier_cli/__main__.py` first tries this parser: it knows
-`run`'s options (`RUN_OPTIONS`, kept equal to the Typer declaration in `run.py` by a test) and accepts only
-forms whose meaning is certain: `--option value`, `--option=value`, `-X value`, and at most one prompt that
-does not start with `-`. Anything else (help, an unknown or abbreviated option, `--`, a value that looks like
-an option, a missing value, a count that is not plain digits, a second prompt) returns None, and typer
-parses the command line as before, with its usual messages.
+so a background import cannot hide it). So `amplifier_cli/__main__.py` first tries this parser: it
+knows the two commands' options (`COMMAND_OPTIONS`, kept equal to the Typer declarations in `run.py` by a
+test) and accepts only forms whose meaning is certain: `--option value`, `--option=value`, `-X value`, and at
+most one prompt that does not start with `-`. Anything else (help, an unknown or abbreviated option, `--`, a
+value that looks like an option, a missing value, a count that is not plain digits, a second prompt) returns
+None, and typer parses the command line as before, with its usual messages.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-# flag -> parameter of `launch.start`; every option of `amplifier run` takes one value
+# flag -> parameter of `launch.start`; every option of these commands takes one value
 RUN_OPTIONS: dict[str, str] = {
     "--profile": "profile",
     "-P": "profile",
@@ -30,11 +30,26 @@ RUN_OPTIONS: dict[str, str] = {
     "--max-turns": "max_turns",
     "--sandbox": "sandbox",
 }
+CONTINUE_OPTIONS: dict[str, str] = {
+    flag: parameter for flag, parameter in RUN_OPTIONS.items()
+    if parameter not in ("resume", "session_id", "max_turns")
+}
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
+# what the command itself adds to `start`'s arguments
+COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
 INTEGER_PARAMETERS = frozenset({"max_turns"})
 
 
-def parse_run_arguments(arguments: list[str]) -> dict[str, Any] | None:
-    """Keyword arguments for `launch.start` from what follows `run`, or None when typer should decide."""
+def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:
+    """Keyword arguments for `launch.start` from `run ...` or `continue ...`, or None when typer should decide."""
+    command = arguments[0] if arguments else None
+    if command not in COMMAND_OPTIONS:
+        return None
+    parsed = _parse_options(arguments[1:], COMMAND_OPTIONS[command])
+    return None if parsed is None else {**parsed, **COMMAND_ARGUMENTS[command]}
+
+
+def _parse_options(arguments: list[str], options: dict[str, str]) -> dict[str, Any] | None:
     parsed: dict[str, Any] = {"prompt": None}
     prompt_seen = False
     position = 0
@@ -47,7 +62,7 @@ def parse_run_arguments(arguments: list[str]) -> dict[str, Any] | None:
             parsed["prompt"], prompt_seen = token, True
             continue
         flag, equals, inline = token.partition("=") if token.startswith("--") else (token, "", "")
-        parameter = RUN_OPTIONS.get(flag)
+        parameter = options.get(flag)
         if parameter is None:
             return None
         if equals:

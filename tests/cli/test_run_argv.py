@@ -1,5 +1,5 @@
-"""`amplifier run` without typer: the plain forms mean exactly what typer makes of them, everything else is
-left to typer, and the typer-free start ends the way the Typer app does."""
+"""`amplifier run` and `continue` without typer: the plain forms mean exactly what typer makes of them,
+everything else is left to typer, and the typer-free start ends the way the Typer app does."""
 
 from __future__ import annotations
 
@@ -13,31 +13,32 @@ from typing import Any
 import pytest
 
 from amplifier_cli.commands import launch
-from amplifier_cli.commands.run_argv import INTEGER_PARAMETERS, RUN_OPTIONS, parse_run_arguments
+from amplifier_cli.commands.run_argv import COMMAND_OPTIONS, INTEGER_PARAMETERS, RUN_OPTIONS, parse_command_line
 
 
-def _typer_run_command() -> Any:
+def _typer_command(name: str) -> Any:
     import typer.main
 
     from amplifier_cli.main import app
 
-    return typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    return typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
 
 
-def test_the_option_table_is_the_typer_declaration_of_run() -> None:
+@pytest.mark.parametrize("command", sorted(COMMAND_OPTIONS))
+def test_the_option_tables_are_the_typer_declarations(command: str) -> None:
     declared: dict[str, str] = {}
-    for param in _typer_run_command().params:
+    for param in _typer_command(command).params:
         if param.param_type_name == "option":
             assert not param.is_flag and param.nargs == 1, f"{param.name} must take exactly one value"
             for flag in (*param.opts, *param.secondary_opts):
                 declared[flag] = param.name
-    assert declared == RUN_OPTIONS
+    assert declared == COMMAND_OPTIONS[command]
     start_parameters = set(inspect.signature(launch.start).parameters)
-    assert set(RUN_OPTIONS.values()) | {"prompt"} <= start_parameters
+    assert set(COMMAND_OPTIONS[command].values()) | {"prompt"} <= start_parameters
 
 
 def _start_arguments_through_typer(monkeypatch: pytest.MonkeyPatch, arguments: list[str]) -> dict[str, Any]:
-    """What the Typer `run` command passes to `start` for ``arguments``, with start's defaults filled in."""
+    """What the Typer command passes to `start` for ``arguments`` (`run ...`), start's defaults filled in."""
     from amplifier_cli.commands import run as run_command
     from amplifier_cli.main import app
 
@@ -49,7 +50,7 @@ def _start_arguments_through_typer(monkeypatch: pytest.MonkeyPatch, arguments: l
 
     monkeypatch.setattr(run_command, "start", capture)
     with pytest.raises(SystemExit) as ended:
-        app(["run", *arguments], prog_name="amplifier")
+        app(arguments, prog_name="amplifier")
     assert ended.value.code == 0
     return _with_defaults(seen)
 
@@ -77,9 +78,18 @@ PLAIN_FORMS = [
 ]
 
 
-@pytest.mark.parametrize("arguments", PLAIN_FORMS)
+CONTINUE_FORMS = [
+    ["more"],
+    [],
+    ["-P", "minimal", "--model=m", "-o", "json", "and more"],
+    ["--approval", "allow", "--sandbox", "off", "--provider", "openai"],
+]
+
+
+@pytest.mark.parametrize("arguments", [["run", *form] for form in PLAIN_FORMS]
+                         + [["continue", *form] for form in CONTINUE_FORMS])
 def test_plain_forms_mean_what_typer_makes_of_them(monkeypatch: pytest.MonkeyPatch, arguments: list[str]) -> None:
-    fast = parse_run_arguments(arguments)
+    fast = parse_command_line(arguments)
     assert fast is not None, f"{arguments} should not need typer"
     assert _with_defaults(fast) == _start_arguments_through_typer(monkeypatch, arguments)
 
@@ -105,7 +115,13 @@ def test_plain_forms_mean_what_typer_makes_of_them(monkeypatch: pytest.MonkeyPat
     ],
 )
 def test_anything_else_is_left_to_typer(arguments: list[str]) -> None:
-    assert parse_run_arguments(arguments) is None
+    assert parse_command_line(["run", *arguments]) is None
+
+
+@pytest.mark.parametrize("arguments", [["continue", "--resume", "x"], ["continue", "--max-turns", "3", "hi"],
+                                       ["session", "list"], ["profile"], [], ["-P", "demo", "run", "hi"]])
+def test_options_of_other_commands_and_other_commands_are_left_to_typer(arguments: list[str]) -> None:
+    assert parse_command_line(arguments) is None
 
 
 def test_integer_parameters_are_options_of_run() -> None:
@@ -151,6 +167,7 @@ def test_failures_end_alike_with_and_without_typer(tmp_path: Path) -> None:
         (["run", "-P", "nonexistent", "hi"], ["run", "-P", "nonexistent", "--", "hi"]),
         (["run", "-o", "yaml", "hi"], ["run", "-o", "yaml", "--", "hi"]),
         (["run", "--max-turns", "0", "hi"], ["run", "--max-turns", "0", "--", "hi"]),
+        (["continue", "hi"], ["continue", "--", "hi"]),  # no session to continue in a new project
     ):
         without, without_modules = _probe(fast, tmp_path, home)
         with_typer, typer_modules = _probe(typed, tmp_path, home)
