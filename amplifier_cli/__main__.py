@@ -25,14 +25,13 @@ def main() -> None:
 
         if in_a_terminal():  # bare `amplifier` in a terminal: the chat, as the Typer app's root would open it
             sys.exit(start_reporting_failures({"prompt": None}))
-    if arguments[:1] in (["run"], ["continue"]):
-        from .commands.run_argv import parse_command_line
+    from .commands.run_argv import parse_command_line  # a small module; it knows which commands it reads
 
-        options = parse_command_line(arguments)
-        if options is not None:
-            from .commands.launch import start_reporting_failures
+    options = parse_command_line(arguments)
+    if options is not None:
+        from .commands.launch import start_reporting_failures
 
-            sys.exit(start_reporting_failures(options))
+        sys.exit(start_reporting_failures(options))
     from .main import main as run_app
 
     run_app()

@@ -1,8 +1,8 @@
 """Starting a session from the command line: what `amplifier run`, `continue`, `session resume` and the bare
 `amplifier` chat share once their options are parsed (REPL or one-shot, checks of the option values).
 
-Free of typer: `amplifier run` in its plain forms is parsed by `run_argv` and started from here without
-importing typer at all (see `amplifier_cli/__main__.py`).
+Free of typer: bare `amplifier` in a terminal, and `amplifier run` / `continue` in the plain forms `run_argv`
+reads, start from here without importing typer at all (see `amplifier_cli/__main__.py`).
 """
 
 from __future__ import annotations

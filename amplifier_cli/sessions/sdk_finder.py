@@ -1,4 +1,4 @@
-"""A meta-path finder for the submodules of a provider SDK, installed while that SDK is imported in the
+"""A meta-path finder for the submodules of a provider SDK, answering while that SDK is imported in the
 background (`sdk_imports`).
 
 `import anthropic` loads about 3,000 of the SDK's own modules, and the standard machinery spends about 44 µs
@@ -16,11 +16,12 @@ that is not a readable absolute directory (a zip file), a custom path hook or pa
 a non-POSIX platform. A ``path`` of several directories is searched in order, as the standard finder does:
 the first directory holding the name decides, and one that holds it unusually means None.
 
-Listings are cached for the finder's life (one SDK import), not revalidated by mtime as the FileFinder's
-are; `importlib.invalidate_caches()` clears them. Two threads may list the same directory twice, nothing
-worse. The SDK's subdirectories get no ``sys.path_importer_cache`` entries while the finder answers for them
-(the standard finder adds them when next asked). The loader falls back to the standard `get_code`
-(recompile, and write the pyc unless bytecode writing is off) for a missing, stale or hash-based pyc.
+Listings are kept while the finder answers for a package (one SDK import), not revalidated by mtime as the
+FileFinder's are; `stop_answering` and `importlib.invalidate_caches()` clear them. Two threads may list the
+same directory twice, nothing worse. The SDK's subdirectories get no ``sys.path_importer_cache`` entries while
+the finder answers for them (the standard finder adds them when next asked). The loader falls back to the
+standard `get_code` (recompile, and write the pyc unless bytecode writing is off) for a missing, stale or
+hash-based pyc.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class SDKFinder:
     def stop_answering(self, package: str) -> None:
         with self._packages_lock:
             self.packages = self.packages - {package}
-        self._listings = {}  # the listings were for that import only
+        self.invalidate_caches()  # the listings were for that import only
 
     def invalidate_caches(self) -> None:
         self._listings = {}
