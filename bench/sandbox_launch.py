@@ -13,7 +13,7 @@ import statistics
 import subprocess
 import time
 
-from amplifier_core.utils.sandbox import SandboxPolicy, confine
+from amplifier_support.sandbox import SandboxPolicy, confine
 
 
 def median_ms(argv: list[str], runs: int) -> float:

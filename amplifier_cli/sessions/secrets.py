@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from amplifier_core.utils import SENSITIVE_KEYS
-from amplifier_core.utils.secret_values import KEY_LIKE_FIELD, SECRETS_CAPABILITY, SecretValues, secret_environment
+from amplifier_support.secret_values import KEY_LIKE_FIELD, SECRETS_CAPABILITY, SecretValues, secret_environment
 
 from ..plans.module_preflight import PROVIDER_KEY_VARS
 

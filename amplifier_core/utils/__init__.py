@@ -1,5 +1,6 @@
-"""Small shared utilities: retry with backoff and HTTP retry hints, error classification, truncation and
-redaction. Provider call mechanism lives in ``provider_support`` and ``status_errors`` (import them directly)."""
+"""The kernel's small utilities, as upstream's kernel has them: retry with backoff and HTTP retry hints, error
+classification, truncation and redaction. Code modules share beyond that (provider helpers, the sandbox, secret
+values, the shell parse) lives in the ``amplifier_support`` package beside the kernel."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ class ProfileFile(MountPlanSections):
     @classmethod
     def _sandbox_mode_shorthand(cls, value: Any) -> Any:
         # `sandbox: read-only` is {mode: read-only}; YAML reads a bare `off` as false (the modules' own rule)
-        from amplifier_core.utils.sandbox.settings import normalize_sandbox_value
+        from amplifier_support.sandbox.settings import normalize_sandbox_value
 
         return normalize_sandbox_value(value)
 

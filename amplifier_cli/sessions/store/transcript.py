@@ -33,7 +33,7 @@ def open_private(path: Path, mode: str = "a") -> Any:
 class TranscriptWriter:
     """Appends messages to a transcript file; each append is flushed to the OS before returning.
 
-    ``secrets`` (an object with ``mask(value)``, e.g. ``amplifier_core.utils.secret_values.SecretValues``)
+    ``secrets`` (an object with ``mask(value)``, e.g. ``amplifier_support.secret_values.SecretValues``)
     masks every message before it is written."""
 
     def __init__(self, path: Path, secrets: Any = None) -> None:

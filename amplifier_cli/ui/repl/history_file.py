@@ -15,7 +15,7 @@ class MaskedFileHistory(FileHistory):
     not at start (the REPL shows its prompt before importing the kernel)."""
 
     def store_string(self, string: str) -> None:
-        from amplifier_core.utils.secret_values import SecretValues
+        from amplifier_support.secret_values import SecretValues
 
         super().store_string(SecretValues.from_environment().mask_text(string))
 

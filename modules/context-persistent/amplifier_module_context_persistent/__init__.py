@@ -22,7 +22,7 @@ from pydantic import model_validator
 
 from amplifier_core.models import json_default
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
-from amplifier_core.utils.secret_values import SECRETS_CAPABILITY, SecretValues
+from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
 
 __amplifier_module_type__ = "context"
 __all__ = ["PersistentContextConfig", "PersistentContextManager", "mount", "read_jsonl_messages"]

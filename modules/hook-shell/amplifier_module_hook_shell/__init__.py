@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
-from amplifier_core.utils.sandbox import confine
+from amplifier_support.sandbox import confine
 
 from .config import HookSandboxConfig, HookShellConfig
 from .hook_files import hooks_files, load_hooks_file, project_hooks_dir, upstream_user_hooks_dir

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig
-from amplifier_core.utils.sandbox.settings import SandboxSettings
+from amplifier_support.sandbox.settings import SandboxSettings
 
 from .hook_table import DEFAULT_TIMEOUT, HOOK_EVENTS
 

@@ -6,7 +6,7 @@ The shell's exit is watched on its own (``process_exited``), not through the end
 hook leaves behind holding stdout would otherwise keep the hook "running" until its timeout.
 
 ``start_hook_process`` is the one place a hook process is created; it applies the OS sandbox
-(``amplifier_core.utils.sandbox``, the one tool-bash uses) when given a confinement.
+(``amplifier_support.sandbox``, the one tool-bash uses) when given a confinement.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import shutil
 import signal
 from dataclasses import dataclass
 
-from amplifier_core.utils.sandbox import Confinement
+from amplifier_support.sandbox import Confinement
 
 MAX_CAPTURE_BYTES = 1_000_000
 """Per stream; a hook printing more is cut (the rest is read and dropped so it never blocks on a full pipe)."""

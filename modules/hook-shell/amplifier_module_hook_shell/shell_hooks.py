@@ -19,7 +19,7 @@ from typing import Any
 
 from amplifier_core import events
 from amplifier_core.models import HookResult, json_default
-from amplifier_core.utils.sandbox import Confinement
+from amplifier_support.sandbox import Confinement
 
 from .env_file import ENV_FILE_VARIABLES, HookEnvFile
 from .event_mapping import KERNEL_EVENTS, hook_event_for

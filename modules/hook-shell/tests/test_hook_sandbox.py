@@ -1,4 +1,4 @@
-"""Hooks run in the same OS sandbox as tool-bash (amplifier_core.utils.sandbox): writes only in the project and
+"""Hooks run in the same OS sandbox as tool-bash (amplifier_support.sandbox): writes only in the project and
 the temp dir by default, no_new_privs, `off` and "no Landlock" said out loud, `required` refuses to run."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hook_lab import messages, one_hook
 
-from amplifier_core.utils.sandbox import FORCE_UNAVAILABLE_ENV
+from amplifier_support.sandbox import FORCE_UNAVAILABLE_ENV
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """hooks-approval: gates tool calls on `tool:pre` by rules, and asks the user (through the app's approval
 system, via HookResult ask_user) when a rule says ask.
 
-Shell lines are judged command by command (`amplifier_core.utils.shell_split`, shared with tool-bash).
+Shell lines are judged command by command (`amplifier_support.shell_split`, shared with tool-bash).
 Rules come from, in this
 order of strength per call: deny > ask > allow among the rules that match; with no matching rule a tool in
 `ask_tools` is asked for and anything else gets `default_action`.

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from amplifier_core.utils.shell_split import ShellCommand, dynamic_command_word, parse_commands
+from amplifier_support.shell_split import ShellCommand, dynamic_command_word, parse_commands
 
 Action = Literal["allow", "ask", "deny"]
 _STRENGTH = {"allow": 0, "ask": 1, "deny": 2}

@@ -4,7 +4,7 @@ Where: config ``log_dir`` when set, else the session directory the app registers
 ``session.dir`` (looked up at mount and again in ``on_session_ready``); with neither, nothing is written and a
 warning says so. Records are redacted: key-based (``amplifier_core.utils.redact_secrets``), known secret
 values masked by name (``[REDACTED:NAME]``: secret-looking environment variables and capability
-``secrets.values``; ``amplifier_core.utils.secret_values``) and, when hooks-redaction is mounted, with its
+``secrets.values``; ``amplifier_support.secret_values``) and, when hooks-redaction is mounted, with its
 ``redaction.redact`` capability; the handler also runs after hooks-redaction's, so it sees the
 already-redacted event data. Stream deltas (``include_deltas``) are held until their block ends and masked
 together, so a secret the stream cut into pieces is masked as well. The file is created private (0600): it
@@ -28,7 +28,7 @@ from amplifier_core import events
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_core.utils import redact_secrets
-from amplifier_core.utils.secret_values import SECRETS_CAPABILITY, SecretValues
+from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
 
 from .json_safe import json_safe
 

@@ -24,7 +24,7 @@ from pydantic import Field, model_validator
 from amplifier_core.events import ALL_EVENTS
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
-from amplifier_core.utils.secret_values import SECRETS_CAPABILITY, secret_environment
+from amplifier_support.secret_values import SECRETS_CAPABILITY, secret_environment
 
 from .patterns import REDACTED, SecretRedactor
 from .restore import put_back

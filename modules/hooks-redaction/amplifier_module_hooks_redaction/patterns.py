@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from amplifier_core.utils import SENSITIVE_KEYS
-from amplifier_core.utils.secret_values import SecretValues
+from amplifier_support.secret_values import SecretValues
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8

@@ -17,7 +17,8 @@ from amplifier_core import events
 from amplifier_core.llm_errors import LLMError, StreamError
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolCall
 from amplifier_core.models import ConfigField, ModelInfo, ProviderInfo
-from amplifier_core.utils.provider_support import (
+from amplifier_core.utils.retry import RetryConfig
+from amplifier_support.provider_support import (
     CostTracker,
     LazyClient,
     RepairAnnouncer,
@@ -27,7 +28,6 @@ from amplifier_core.utils.provider_support import (
     retry_config_from,
     utf8_safe,
 )
-from amplifier_core.utils.retry import RetryConfig
 
 from .catalog import KNOWN_MODELS, find_model, model_limits, uses_adaptive_thinking
 from .config import (

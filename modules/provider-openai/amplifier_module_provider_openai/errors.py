@@ -23,7 +23,7 @@ from amplifier_core.llm_errors import (
     StreamError,
 )
 from amplifier_core.utils.retry import parse_retry_after, parse_should_retry
-from amplifier_core.utils.status_errors import error_for_common_status
+from amplifier_support.status_errors import error_for_common_status
 
 from .config import API_KEY_ENV, BASE_URL_ENV
 

@@ -3,7 +3,7 @@
 Every command runs with ``bash -c`` in its own process group, stdin from /dev/null, in the session's working
 directory, confined by the OS sandbox (``sandbox`` config; Landlock + no_new_privs, see sandboxing.py).
 A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety policy
-checks every simple command of the line first (see policy.py and amplifier_core.utils.shell_split).
+checks every simple command of the line first (see policy.py and amplifier_support.shell_split).
 Background commands are tracked and ended at cleanup; ``bash_output`` reads them.
 """
 

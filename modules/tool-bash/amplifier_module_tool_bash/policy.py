@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from amplifier_core.utils.shell_split import (
+from amplifier_support.shell_split import (
     ShellCommand,
     dynamic_command_word,
     is_assignment,

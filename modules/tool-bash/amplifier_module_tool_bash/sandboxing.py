@@ -1,4 +1,4 @@
-"""tool-bash's use of the kernel sandbox (``amplifier_core.utils.sandbox``): the ``sandbox`` config key, one
+"""tool-bash's use of the kernel sandbox (``amplifier_support.sandbox``): the ``sandbox`` config key, one
 confinement per workspace, the start-up warning, the status other modules and the app read, and the one-shot
 "run outside the sandbox" the user (never the model) can grant.
 
@@ -17,8 +17,8 @@ import os
 from typing import Any
 
 from amplifier_core.models import HookResult
-from amplifier_core.utils.sandbox import WRITABLE_DEVICES, Confinement, confine
-from amplifier_core.utils.sandbox.settings import SandboxSettings
+from amplifier_support.sandbox import WRITABLE_DEVICES, Confinement, confine
+from amplifier_support.sandbox.settings import SandboxSettings
 
 logger = logging.getLogger(__name__)
 

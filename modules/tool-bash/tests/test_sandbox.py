@@ -17,7 +17,7 @@ from amplifier_module_tool_bash import BashConfig, mount
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.events import TOOL_PRE
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
-from amplifier_core.utils.sandbox import FORCE_UNAVAILABLE_ENV
+from amplifier_support.sandbox import FORCE_UNAVAILABLE_ENV
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from amplifier_core.utils.secret_values import SecretValues, secret_environment
+from amplifier_support.secret_values import SecretValues, secret_environment
 
 
 def test_secret_looking_environment_names_are_picked_and_short_values_ignored() -> None:

@@ -10,10 +10,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from decimal import Decimal
 from typing import Any, Protocol
 
-from .. import events
-from ..llm_errors import LLMError
-from ..message_models import ChatResponse, ToolCall
-from .retry import RetryConfig, retry_with_backoff
+from amplifier_core import events
+from amplifier_core.llm_errors import LLMError
+from amplifier_core.message_models import ChatResponse, ToolCall
+from amplifier_core.utils.retry import RetryConfig, retry_with_backoff
 
 EventEmitter = Callable[[str, dict[str, Any]], Awaitable[Any]]
 RetryAnnouncer = Callable[[int, float, LLMError], Awaitable[None]]

@@ -11,7 +11,8 @@ from sessionkit import EventLog
 
 from amplifier_core.llm_errors import AuthenticationError, RateLimitError
 from amplifier_core.message_models import ChatResponse, TextBlock, Usage
-from amplifier_core.utils.provider_support import (
+from amplifier_core.utils.retry import RetryConfig
+from amplifier_support.provider_support import (
     CostTracker,
     RepairAnnouncer,
     complete_with_retries,
@@ -19,7 +20,6 @@ from amplifier_core.utils.provider_support import (
     llm_response_payload,
     retry_announcer,
 )
-from amplifier_core.utils.retry import RetryConfig
 
 
 def answer(usage: Usage | None = None, **metadata: object) -> ChatResponse:
@@ -143,7 +143,7 @@ async def test_emit_via_reaches_the_hooks_or_does_nothing_without_a_coordinator(
     from types import SimpleNamespace
 
     from amplifier_core import HookRegistry
-    from amplifier_core.utils.provider_support import emit_via
+    from amplifier_support.provider_support import emit_via
 
     hooks = HookRegistry()
     seen: list[str] = []
@@ -159,7 +159,7 @@ async def test_emit_via_reaches_the_hooks_or_does_nothing_without_a_coordinator(
 
 def test_callable_tool_calls_drop_calls_whose_arguments_did_not_parse() -> None:
     from amplifier_core import ChatResponse, ToolCall
-    from amplifier_core.utils.provider_support import callable_tool_calls
+    from amplifier_support.provider_support import callable_tool_calls
 
     good = ToolCall(id="1", name="a", arguments={})
     broken = ToolCall.model_construct(id="2", name="b", arguments=None)
@@ -170,7 +170,7 @@ def test_callable_tool_calls_drop_calls_whose_arguments_did_not_parse() -> None:
 def test_retry_config_from_a_providers_retry_keys() -> None:
     from types import SimpleNamespace
 
-    from amplifier_core.utils.provider_support import retry_config_from
+    from amplifier_support.provider_support import retry_config_from
 
     config = retry_config_from(SimpleNamespace(max_retries=4, min_retry_delay=0.5, max_retry_delay=9.0,
                                                retry_jitter=False))
@@ -178,7 +178,7 @@ def test_retry_config_from_a_providers_retry_keys() -> None:
 
 
 async def test_lazy_client_is_built_once_and_closed_once() -> None:
-    from amplifier_core.utils.provider_support import LazyClient
+    from amplifier_support.provider_support import LazyClient
 
     built: list[object] = []
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from amplifier_core.utils.sandbox import (
+from amplifier_support.sandbox import (
     EXIT_CANNOT_CONFINE,
     FORCE_UNAVAILABLE_ENV,
     SandboxPolicy,
@@ -240,7 +240,7 @@ def test_a_confined_command_cannot_widen_its_own_confinement(tmp_path: Path, out
 
 
 def test_network_false_is_a_gap_on_kernels_before_abi_4(tmp_path: Path) -> None:
-    from amplifier_core.utils.sandbox import SandboxSupport
+    from amplifier_support.sandbox import SandboxSupport
 
     confinement = confine(SandboxPolicy(network=False, required=True), str(tmp_path), SandboxSupport(3))
     assert "ABI 4" in (confinement.refusal() or "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..llm_errors import (
+from amplifier_core.llm_errors import (
     ContentFilterError,
     InvalidRequestError,
     LLMError,

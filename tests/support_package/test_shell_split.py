@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from amplifier_core.utils.shell_split import (
+from amplifier_support.shell_split import (
     command_words,
     dynamic_command_word,
     parse_commands,

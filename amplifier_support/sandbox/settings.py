@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from ...module_config import ModuleConfig
+from amplifier_core.module_config import ModuleConfig
+
 from .policy import SandboxPolicy
 
 

@@ -6,7 +6,7 @@ so every command run for the model meets the same sandbox.
 
 Usage::
 
-    from amplifier_core.utils.sandbox import SandboxPolicy, confine
+    from amplifier_support.sandbox import SandboxPolicy, confine
 
     confinement = confine(SandboxPolicy(mode="workspace-write", network=False), workspace="/path/to/project")
     if (message := confinement.refusal()) is not None:      # required, but not enforceable here

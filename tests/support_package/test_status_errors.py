@@ -10,7 +10,7 @@ from amplifier_core.llm_errors import (
     LLMTimeoutError,
     ProviderUnavailableError,
 )
-from amplifier_core.utils.status_errors import error_for_common_status
+from amplifier_support.status_errors import error_for_common_status
 
 WHERE = "Example API (model m)"
 

@@ -1,0 +1,6 @@
+"""Code that several bundled modules and the app share, kept out of the kernel because it is policy or
+platform work, not mechanism: the OS sandbox, secret values, provider call helpers, HTTP status errors and
+the shell parse that approvals and tool-bash judge lines with.
+
+Layering: this package may import ``amplifier_core``; it never imports the app (``amplifier_cli``) or a
+module (``amplifier_module_*``). Modules and the app import it directly (``amplifier_support.sandbox``)."""
