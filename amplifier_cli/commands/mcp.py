@@ -11,6 +11,9 @@ PROJECT_HELP = "This project, amplifier only: .amplifier/mcp.json."
 SHARED_HELP = "This project, shared with other agents: .mcp.json."
 
 
+PROJECT_SCOPES = ("project", "shared")
+
+
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="mcp")
 
@@ -43,7 +46,8 @@ def list_servers(json_output: bool = typer.Option(False, "--json", help="Print J
     from ..ui.tables import print_table
 
     table = [(r["name"], r["transport"], r["target"],
-              r["scope"] + ("" if r["active"] else " (overridden)") + (" (disabled)" if r["disabled"] else ""),
+              r["scope"] + ("" if r["active"] else " (overridden)") + (" (disabled)" if r["disabled"] else "")
+              + ("" if r["trusted"] else " (project not trusted: not started)"),
               r["file"]) for r in rows]
     print_table("MCP servers", ["Name", "Transport", "Command / URL", "Scope", "File"], table,
                 empty="No MCP servers. Add one with 'amplifier mcp add NAME -- COMMAND ARGS...' or "
@@ -70,7 +74,14 @@ def add(
     scope = scope_from_flags(global_, project, shared) or "user"
     spec = server_spec(list(target or []), transport=transport, env=_pairs(env, "=", "--env"),
                        headers=_pairs(header, ":", "--header"))
-    path = add_server(AmplifierPaths.discover(), scope, name, spec)
+    paths = AmplifierPaths.discover()
+    if scope in PROJECT_SCOPES:
+        from ..config.trust import keep_trust_across
+
+        with keep_trust_across(paths):  # the user's own addition does not make their project untrusted
+            path = add_server(paths, scope, name, spec)
+    else:
+        path = add_server(paths, scope, name, spec)
     typer.echo(f"Added MCP server '{name}' ({scope} scope, {path}). Check it with: amplifier mcp test {name}")
 
 
@@ -124,6 +135,12 @@ def test(
 
     paths = AmplifierPaths.discover()
     entry = find_server(paths, name)
+    if entry.scope in PROJECT_SCOPES and not paths.project_trusted:
+        from ..errors import UsageError
+
+        raise UsageError.single(f"MCP server '{name}' is the project's ({entry.file}) and you have not trusted the "
+                                "project, so it is not started", fix="review what the project ships with "
+                                "`amplifier trust`, then test it again")
     result = asyncio.run(probe_server(paths, entry, timeout))
     if result.state != "connected":
         typer.echo(f"MCP server '{name}' did not connect: {result.error}", err=True)

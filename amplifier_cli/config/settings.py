@@ -137,7 +137,10 @@ def scope_path(paths: AmplifierPaths, scope: Scope) -> Path | None:
 
 
 def load_settings(paths: AmplifierPaths) -> Settings:
-    """Read and validate every scope; all problems across files are reported together (ConfigError)."""
+    """Read and validate every scope; all problems across files are reported together (ConfigError).
+
+    In a project the user has not trusted, the project and local files keep only their harmless keys
+    (config/trust.py): the rest is ignored, not validated, so a hostile file cannot even stop the session."""
     scopes: dict[Scope, ScopeFile] = {}
     problems = []
     for scope in SCOPES:
@@ -147,9 +150,16 @@ def load_settings(paths: AmplifierPaths) -> Settings:
             try:
                 doc = load_yaml_document(path)
             except ConfigError as exc:
+                if scope != "user" and not paths.project_trusted:
+                    scopes[scope] = scope_file  # pinned as unparsed content; nothing of it applies
+                    continue
                 problems.extend(exc.problems)
                 scopes[scope] = scope_file
                 continue
+            if scope != "user" and not paths.project_trusted:
+                from .trust import gated_settings
+
+                doc.data = gated_settings(doc.data)[0]
             data, file_problems = _validate_settings_doc(doc)
             problems.extend(file_problems)
             scope_file.data = data

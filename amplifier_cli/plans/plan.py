@@ -15,6 +15,7 @@ from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
 from ..errors import ConfigError, Problem
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
+from .profiles.loader import find_profile, profile_name_from_ref
 from .sandbox_mode import apply_profile_sandbox
 
 
@@ -56,10 +57,19 @@ def build_plan(
         profile_name, scope = settings.active_profile()
         source = scope or "default"
         profile_name = profile_name or DEFAULT_PROFILE
+        if scope in ("project", "local") and not settings.paths.project_trusted \
+                and find_profile(profile_name_from_ref(profile_name), settings.paths) is None:
+            profile_name, source = DEFAULT_PROFILE, "default"  # the project's own profile waits for trust
     profile = load_profile(profile_name, settings.paths)
     plan = copy.deepcopy(profile.plan)
 
     overrides = settings.provider_overrides
+    if overrides and not settings.paths.project_trusted:
+        # An untrusted project may tune a provider the plan already mounts, never add one.
+        mounted = {entry.get("module") for entry in plan.get("providers") or []}
+        mounted |= {entry.get("module") for entry in (settings.scopes["user"].data.get("config") or {})
+                    .get("providers") or []}
+        overrides = [entry for entry in overrides if entry.get("module") in mounted]
     if overrides:
         plan["providers"] = merge_module_lists(plan.get("providers") or [], overrides)
     for section in ("providers", "tools", "hooks"):

@@ -40,6 +40,8 @@ from .usage import UsageTracker
 __all__ = ["LiveSession", "SessionRequest", "interactive_stdin", "open_session", "project_key", "session_store_for"]
 
 PLAN_FILE = "mount_plan.json"
+PROJECT_TRUSTED_CAPABILITY = "session.project_trusted"
+INTERACTIVE_APPROVAL_CAPABILITY = "approval.interactive"
 
 
 class _MountLogCapture(logging.Handler):
@@ -187,6 +189,12 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     # runs hooks in the project and reads <config dir>/hooks/hooks.json; tool-mcp reads the mcp.json files there
     coordinator.register_capability("session.project_dir", str(located.paths.project_root or located.paths.cwd))
     coordinator.register_capability("app.user_config_dir", str(located.paths.config_dir))
+    # whether the project's own MCP servers, hooks and other code-running files may take effect (config/trust.py);
+    # modules that read project files (tool-mcp, hook-shell) read them only when this is True
+    coordinator.register_capability(PROJECT_TRUSTED_CAPABILITY, located.paths.project_trusted)
+    # whether a person answers approval prompts: what must never pass unasked is refused when nobody can answer
+    coordinator.register_capability(INTERACTIVE_APPROVAL_CAPABILITY,
+                                    bool(getattr(session.coordinator.approval_system, "asks_a_person", False)))
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
@@ -249,6 +257,8 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     if coordinator.get_capability("context.transcript_path") != str(record.transcript_path):
         coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
     live = LiveSession(session, record, built, located.paths, UsageTracker(), resumed=located.resumed is not None)
+    if located.paths.trust.needs_trust and record.metadata.parent_id is None:  # said once, by the top session
+        live.warnings.append(located.paths.trust.ignored_line())
     live.usage.attach(coordinator.hooks)
     spawner.bind(live)
     live.warnings.extend(spawner.warnings)

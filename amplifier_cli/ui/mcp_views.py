@@ -11,17 +11,20 @@ from ..config.paths import AmplifierPaths
 
 def server_rows(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
     paths = paths or AmplifierPaths.discover()
-    return [_row(entry) for entry in list_servers(paths)]
+    return [_row(entry, paths) for entry in list_servers(paths)]
 
 
-def _row(entry: McpServerEntry) -> dict[str, Any]:
+def _row(entry: McpServerEntry, paths: AmplifierPaths) -> dict[str, Any]:
+    """``trusted``: False for a project's server while the user has not trusted the project (it is not started)."""
+    trusted = entry.scope not in ("project", "shared") or paths.project_trusted
     return {"name": entry.name, "scope": entry.scope, "file": str(entry.file), "transport": entry.transport,
             "target": entry.target, "disabled": bool(entry.spec.get("disabled")), "active": entry.active,
-            "spec": entry.spec}
+            "trusted": trusted, "spec": entry.spec}
 
 
 def server_definition(name: str, paths: AmplifierPaths | None = None) -> dict[str, Any]:
-    return _row(find_server(paths or AmplifierPaths.discover(), name))
+    paths = paths or AmplifierPaths.discover()
+    return _row(find_server(paths, name), paths)
 
 
 def scope_from_flags(global_: bool, project: bool, shared: bool) -> McpScope | None:

@@ -73,6 +73,8 @@ def _result_record(
         "duration_ms": int((time.monotonic() - started) * 1000),
         "num_turns": live.usage.turn.requests if live else 0,
     }
+    if live is not None:
+        record["trust"] = live.paths.trust.summary()
     if error is not None:
         record["error"] = error
     return record
@@ -170,6 +172,7 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                     "model": live.model_name,
                     "tools": live.tool_names,
                     "resumed": live.resumed,
+                    "trust": live.paths.trust.summary(),
                 }
             )
             writer.attach(live.coordinator.hooks)

@@ -66,6 +66,13 @@ class E2E:
                 }
             )
         self._children: list[subprocess.Popen[str]] = []
+        self.trust_project = True  # trust what the project ships before each run (False: a stranger's repo)
+
+    def _before_run(self) -> None:
+        if self.trust_project:
+            from testkit.trust import trust_project_now
+
+            trust_project_now(self.project)
 
     # -- profiles ----------------------------------------------------------------------------------
     def profile(
@@ -81,8 +88,10 @@ class E2E:
         orchestrator: str = "loop-streaming",
         instruction: str = "SYSTEM-MARKER: you are the e2e test assistant.",
         extra_providers: list[dict[str, Any]] | None = None,
+        user: bool = False,
     ) -> Path:
-        """Write <project>/.amplifier/profiles/<name>.yaml and return its path."""
+        """Write <project>/.amplifier/profiles/<name>.yaml (``user``: the user's profiles dir) and return its
+        path."""
         if provider == "scripted":
             config = {"script": script or []}
         else:
@@ -99,7 +108,8 @@ class E2E:
             ],
             "instruction": instruction,
         }
-        path = self.project / ".amplifier" / "profiles" / f"{name}.yaml"
+        base = self.home / "config" if user else self.project / ".amplifier"
+        path = base / "profiles" / f"{name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
         return path
@@ -113,6 +123,7 @@ class E2E:
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run `amplifier ARGS` to completion; stdin is /dev/null unless text is given (never a terminal)."""
+        self._before_run()
         return subprocess.run(
             [*installed_amplifier(), *args],
             input=stdin,
@@ -127,6 +138,7 @@ class E2E:
 
     def spawn(self, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
         """Start `amplifier ARGS` without waiting (for signals); killed at teardown if still running."""
+        self._before_run()
         child = subprocess.Popen(
             [*installed_amplifier(), *args],
             stdin=subprocess.DEVNULL,
@@ -143,6 +155,7 @@ class E2E:
         """Run `amplifier ARGS` in a pseudo-terminal (stdin and stdout are a tty); returns (exit status, output)."""
         import pexpect
 
+        self._before_run()
         command = installed_amplifier()
         child = pexpect.spawn(command[0], [*command[1:], *args], cwd=str(self.project), env=self.env,
                               encoding="utf-8", dimensions=(40, 160), timeout=TIMEOUT)

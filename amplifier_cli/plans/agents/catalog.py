@@ -49,7 +49,7 @@ def unknown_agent_fix(agents: dict[str, Any]) -> str:
 def agent_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
     """Where agent files live, highest precedence first."""
     dirs: list[tuple[str, Path]] = []
-    if paths.project_dir is not None:
+    if paths.project_dir is not None and paths.project_trusted:  # the project's own agents wait for trust
         dirs.append(("project", paths.project_dir / AGENTS_DIR_NAME))
     dirs.append(("user", paths.config_dir / AGENTS_DIR_NAME))
     return dirs

@@ -53,7 +53,7 @@ class LoadedProfile:
 def search_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
     """Highest precedence first."""
     dirs: list[tuple[str, Path]] = []
-    if paths.project_profiles_dir is not None:
+    if paths.project_profiles_dir is not None and paths.project_trusted:  # the project's own wait for trust
         dirs.append(("project", paths.project_profiles_dir))
     dirs.append(("user", paths.user_profiles_dir))
     dirs.append(("bundled", bundled_profiles_dir()))
@@ -127,8 +127,21 @@ def load_profile(name: str, paths: AmplifierPaths) -> LoadedProfile:
         return load_profile_at(ProfileLocation(label, path, "git" if origin == "git" else "path"), paths, resolver)
     location = find_profile(profile_name_from_ref(name), paths)
     if location is None:
+        if _waits_for_trust(profile_name_from_ref(name), paths):
+            raise ConfigError.single(
+                f"profile '{name}' is one of this project's, and you have not trusted the project",
+                file=paths.project_profiles_dir,
+                fix="review what the project ships and trust it with `amplifier trust`")
         raise ConfigError.single(f"profile '{name}' not found", fix=_suggest_profile(name, paths))
     return load_profile_at(location, paths, resolver)
+
+
+def _waits_for_trust(name: str, paths: AmplifierPaths) -> bool:
+    directory = paths.project_profiles_dir
+    if directory is None or paths.project_trusted or not directory.is_dir():
+        return False
+    return any((directory / f"{name}{suffix}").is_file() for suffix in PROFILE_SUFFIXES) or any(
+        (directory / name / file_name).is_file() for file_name in BUNDLE_FILE_NAMES)
 
 
 def _is_direct_reference(name: str, cwd: Path) -> bool:

@@ -21,6 +21,6 @@ def make_resolver(settings: Settings) -> LayeredModuleResolver:
     return LayeredModuleResolver(
         git_cache=GitCache(paths.git_cache_dir),
         settings_sources=settings.sources,
-        workspace_dir=paths.workspace_modules_dir,
+        workspace_dir=paths.workspace_modules_dir if paths.project_trusted else None,  # project code waits for trust
         cwd=paths.cwd,
     )

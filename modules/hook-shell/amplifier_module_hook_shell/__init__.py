@@ -32,6 +32,7 @@ PROJECT_DIR_CAPABILITY = "session.project_dir"
 WORKING_DIR_CAPABILITY = "session.working_dir"
 USER_CONFIG_DIR_CAPABILITY = "app.user_config_dir"
 TRANSCRIPT_CAPABILITY = "session.transcript_path"
+PROJECT_TRUSTED_CAPABILITY = "session.project_trusted"  # True only when the user trusts the project's files
 CONFIG_SOURCE = f"{MODULE_ID} config"
 
 
@@ -53,9 +54,9 @@ def project_dir_of(coordinator: Any) -> Path:
 
 
 def hook_dirs(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None,
-              home: Path | None) -> list[Path]:
+              home: Path | None, project_trusted: bool = True) -> list[Path]:
     """The hooks folders read, in run order; each folder once (the home dir as the project is read as the
-    project)."""
+    project). The project's own folder only when ``project_trusted``: its hooks are code the project ships."""
     if config.hooks_dirs is not None:
         dirs = [project_dir / Path(entry).expanduser() for entry in config.hooks_dirs]
     else:
@@ -65,7 +66,7 @@ def hook_dirs(config: HookShellConfig, project_dir: Path, user_config_dir: Path 
                 dirs.append(upstream_user_hooks_dir(home))
             if user_config_dir is not None:
                 dirs.append(user_config_dir / "hooks")
-        if config.project_hooks:
+        if config.project_hooks and project_trusted:
             dirs.append(project_hooks_dir(project_dir))
     unique: list[Path] = []
     for folder in dirs:
@@ -76,11 +77,12 @@ def hook_dirs(config: HookShellConfig, project_dir: Path, user_config_dir: Path 
 
 
 def load_hook_table(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None,
-                    home: Path | None = None) -> HookTable:
+                    home: Path | None = None, project_trusted: bool = True) -> HookTable:
     """All hooks in run order: upstream's user folder, the user's file, the project's files (or ``hooks_dirs``),
     then the module config; only ``enabled_events``, and no timeout over ``max_timeout``."""
     table = HookTable()
-    files = [path for folder in hook_dirs(config, project_dir, user_config_dir, home) for path in hooks_files(folder)]
+    files = [path for folder in hook_dirs(config, project_dir, user_config_dir, home, project_trusted)
+             for path in hooks_files(folder)]
     for path in files:
         table.extend(load_hooks_file(path, config.timeout))
     table.extend(parse_hook_events(config.hooks, CONFIG_SOURCE, config.timeout))
@@ -101,7 +103,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     project_dir = project_dir_of(coordinator)
     user_dir = _capability(coordinator, USER_CONFIG_DIR_CAPABILITY)
     try:
-        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None, _home())
+        trusted = _capability(coordinator, PROJECT_TRUSTED_CAPABILITY) is True
+        table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None, _home(), trusted)
     except HookConfigError as error:
         text = str(error)
         raise ModuleConfigError(text if text.startswith(CONFIG_SOURCE) else f"{MODULE_ID}: {text}") from None

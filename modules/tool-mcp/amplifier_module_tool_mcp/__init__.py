@@ -30,6 +30,7 @@ MODULE_ID = "tool-mcp"
 # Capabilities the app registers (all optional): where the user's mcp.json is, and the project root.
 CONFIG_DIR_CAPABILITY = "app.user_config_dir"
 PROJECT_ROOT_CAPABILITY = "session.project_dir"
+PROJECT_TRUSTED_CAPABILITY = "session.project_trusted"  # True only when the user trusts the project's files
 # Capabilities this module registers, for the app's /mcp, /status and prompt slash commands.
 STATUS_CAPABILITY = "mcp.status"
 PROMPTS_CAPABILITY = "mcp.prompts"
@@ -109,7 +110,10 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     files: list[Path] = []
     if settings.read_config_files:
         config_dir = _path(settings.config_dir or _capability(coordinator, CONFIG_DIR_CAPABILITY))
-        project_root = _path(settings.project_dir or _capability(coordinator, PROJECT_ROOT_CAPABILITY)) or working_dir
+        project_root = _path(settings.project_dir)  # named in the profile: its author's choice
+        if project_root is None and _capability(coordinator, PROJECT_TRUSTED_CAPABILITY) is True:
+            # A project's servers start processes: only where the app says the user trusts the project.
+            project_root = _path(_capability(coordinator, PROJECT_ROOT_CAPABILITY)) or working_dir
         upstream = settings.read_upstream_files
         files = server_files(config_dir, project_root, home=_home() if upstream else None,
                              config_file=os.environ.get(CONFIG_FILE_VARIABLE) if upstream else None)
