@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 from . import __version__
 
 # One entry per file in amplifier_cli/commands/ (each defines `register(root: typer.Typer) -> None`).
-COMMAND_MODULES: tuple[str, ...] = ("profile", "module", "source", "run", "session", "agents", "mcp")
+COMMAND_MODULES: tuple[str, ...] = ("profile", "module", "source", "run", "session", "agents", "mcp", "trust")
 
 
 class AmplifierGroup(TyperGroup):

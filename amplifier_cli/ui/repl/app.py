@@ -276,8 +276,19 @@ async def run_repl_async(request: Any, approval: str) -> int:
     return await repl.run()
 
 
+def ask_trust_first() -> None:
+    """Before anything of the project runs (its MCP servers start with the session, before the first
+    keystroke), show what an untrusted project ships and ask whether to trust it."""
+    paths = AmplifierPaths.discover()
+    if paths.trust.needs_trust:
+        from ..trust_prompt import ask_to_trust
+
+        ask_to_trust(paths, paths.trust, out=sys.stdout)
+
+
 def run_repl_sync(request: Any, approval: str) -> int:
     try:
+        ask_trust_first()
         return asyncio.run(run_repl_async(request, approval))
     except KeyboardInterrupt:
         sys.stdout.write("\nInterrupted.\n")
