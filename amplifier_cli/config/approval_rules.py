@@ -1,38 +1,75 @@
-"""Approval rules the user saved ("Always allow"), kept in settings under `approval.rules`. Every session
-receives them as capability `approval.rules` (hooks-approval reads it at mount), whatever way it was started:
-chat, one-shot run or sub-agent."""
+"""Approval rules: the ones written in settings under `approval.rules` (user settings; project settings only in a
+trusted project, see config/trust.py) and the ones the user saved with "Always allow". Every session receives
+them as capability `approval.rules` (hooks-approval reads it at mount), whatever way it was started: chat,
+one-shot run or sub-agent.
+
+"Always allow" answers are kept in the user's own config dir (`project-approvals.yaml`, per project real path),
+never in the project: a project file is something the model (or the repository's author) can write, so an
+allow rule there would be a way around asking; and the app writing into the project would change what the
+user trusted."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from .paths import AmplifierPaths
-from .settings import SCOPES, Settings, scope_path, update_scope
+from .settings import SCOPES, Settings
 
 SAVED_RULES_CAPABILITY = "approval.rules"
+REMEMBERED_FILE = "project-approvals.yaml"
+
+
+def remembered_path(paths: AmplifierPaths) -> Path:
+    return paths.config_dir / REMEMBERED_FILE
+
+
+def _project(paths: AmplifierPaths) -> str:
+    return os.path.realpath(paths.project_root or paths.cwd)
+
+
+def _read_remembered(paths: AmplifierPaths) -> dict[str, Any]:
+    from .yaml_document import load_yaml_document
+
+    path = remembered_path(paths)
+    if not path.is_file():
+        return {}
+    data = load_yaml_document(path).data
+    return data if isinstance(data, dict) else {}
 
 
 def saved_rules(settings: Settings) -> list[dict[str, Any]]:
-    """Every scope's `approval.rules`, user first (lists are concatenated, not replaced)."""
+    """Every scope's `approval.rules` (user first; lists are concatenated, not replaced), then the rules the user
+    saved for this project with "Always allow"."""
     rules: list[dict[str, Any]] = []
     for scope in SCOPES:
         found = (settings.scopes[scope].data.get("approval") or {}).get("rules") or []
         rules.extend(rule for rule in found if isinstance(rule, dict))
+    entry = _read_remembered(settings.paths).get(_project(settings.paths)) or {}
+    remembered = entry.get("rules") if isinstance(entry, dict) else None
+    rules.extend(rule for rule in remembered or [] if isinstance(rule, dict))
     return rules
 
 
 def save_rule(paths: AmplifierPaths, rule: dict[str, Any]) -> Path:
-    """Append ``rule`` to `approval.rules` of the local settings (user settings when there is no project)."""
-    from .yaml_document import load_yaml_document
+    """Add ``rule`` to this project's remembered rules in the user's config dir (private file)."""
+    from ..errors import ConfigError
+    from .yaml_document import write_yaml_atomically
 
-    scope = "local" if paths.local_settings is not None else "user"
-    path = scope_path(paths, scope)
-    current: list[Any] = []
-    if path is not None and path.is_file():
-        data = load_yaml_document(path).data
-        if isinstance(data, dict):
-            current = list((data.get("approval") or {}).get("rules") or [])
+    data = _read_remembered(paths)
+    project = _project(paths)
+    entry = data.get(project) if isinstance(data.get(project), dict) else {}
+    current = [item for item in entry.get("rules") or [] if isinstance(item, dict)]
     if rule not in current:
         current.append(rule)
-    return update_scope(paths, scope, ("approval", "rules"), current)
+    data[project] = {**entry, "rules": current}
+    path = remembered_path(paths)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_yaml_atomically(path, data)
+        os.chmod(path, 0o600)
+    except OSError as error:
+        raise ConfigError.single(f"cannot save the rule: {error.strerror or error}", file=path,
+                                 fix=f"make {path.parent} a writable directory, or set AMPLIFIER_HOME to one") from None
+    return path

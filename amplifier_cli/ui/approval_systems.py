@@ -27,6 +27,8 @@ def _pick(options: list[str], wanted: str) -> str:
 class FixedApproval:
     """Answers every request the same way and tells the user on stderr what it decided."""
 
+    asks_a_person = False  # what must never pass unasked (a protected place, an unjudged line) is refused
+
     def __init__(self, allow: bool, reason: str, stream: TextIO | None = None) -> None:
         self._allow = allow
         self._reason = reason
@@ -47,6 +49,8 @@ class FixedApproval:
 
 class TerminalApproval:
     """Asks on the controlling terminal (one-shot runs with a TTY); honours the request's timeout."""
+
+    asks_a_person = True
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream

@@ -42,6 +42,8 @@ def _find(options: list[str], word: str) -> str | None:
 class ReplApproval:
     """The app's ApprovalSystem while the chat runs (only ever asked during a turn, when no prompt is up)."""
 
+    asks_a_person = True
+
     def __init__(self, paths: AmplifierPaths) -> None:
         self.paths = paths
         self.coordinator: Any = None  # set once the session is open (for approval.remember)
