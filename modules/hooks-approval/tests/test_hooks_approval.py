@@ -13,8 +13,10 @@ from amplifier_core.module_config import ModuleConfigError
 from amplifier_core.testing import MockApprovalSystem, MockCoordinator
 
 
-async def mounted(config: dict | None = None, saved: list | None = None) -> MockCoordinator:
+async def mounted(config: dict | None = None, saved: list | None = None, interactive: bool = True) -> MockCoordinator:
     coordinator = MockCoordinator()
+    if interactive:  # a person can answer (the app registers this in the chat)
+        coordinator.register_capability("approval.interactive", True)
     if saved is not None:
         coordinator.register_capability("approval.rules", saved)
     cleanup = await approval.mount(coordinator, config or {})
@@ -31,7 +33,8 @@ async def test_bash_is_asked_for_with_three_choices_by_default() -> None:
     result = await pre(await mounted(), "bash", command="touch a.txt")
     assert result.action == "ask_user"
     assert result.approval_options == ["Allow once", "Always allow", "Deny"]
-    assert "Command: touch a.txt" in result.approval_prompt and "Risk: high" in result.approval_prompt
+    assert "Command: touch a.txt" in result.approval_prompt
+    assert "Risk: medium (touch a.txt: changes files)" in result.approval_prompt  # says what the command does
     assert result.approval_default == "deny" and result.approval_timeout == 300.0
 
 
@@ -216,9 +219,10 @@ async def test_a_command_named_by_an_expansion_is_asked_for_even_under_an_allow_
                  "sudo $s ls", "bash -c '$s ls'", "/usr/bin/su[d]o -n true", "/usr/*/sudo ls", "trap '$s' EXIT"):
         result = await pre(coordinator, "bash", command=line)
         assert result.action == "ask_user", line
-        assert "expansion" in result.reason
+        assert "could not be judged" in result.reason
         assert "Always allow" not in result.approval_options  # no rule could cover it
-    assert (await pre(coordinator, "bash", command="echo $HOME; eval ls")).action == "continue"
+    # an expansion or eval anywhere in the line is not understood: asked, even as an argument
+    assert (await pre(coordinator, "bash", command="echo $HOME; eval ls")).action == "ask_user"
 
 
 async def test_a_deny_rule_still_denies_a_command_named_by_an_expansion() -> None:
@@ -226,11 +230,12 @@ async def test_a_deny_rule_still_denies_a_command_named_by_an_expansion() -> Non
     assert (await pre(coordinator, "bash", command="$s -n true")).action == "deny"
 
 
-async def test_always_allow_leaves_out_the_dynamic_commands_of_a_mixed_line() -> None:
+async def test_a_line_with_a_part_that_cannot_be_judged_offers_no_always_allow() -> None:
     coordinator = await mounted()
     result = await pre(coordinator, "bash", command="touch a; $s b")
-    assert "Always allow" in result.approval_options
-    assert coordinator.get_capability("approval.remember")(result.approval_prompt)["command"] == "touch a"
+    assert "Always allow" not in result.approval_options
+    assert "Could not be judged, so it is asked: the expansion $s in the command name: `$s`" in result.approval_prompt
+    assert coordinator.get_capability("approval.remember")(result.approval_prompt) is None
 
 
 async def test_in_a_session_a_command_named_by_an_expansion_is_not_run_when_nobody_can_answer(
