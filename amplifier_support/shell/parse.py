@@ -336,13 +336,25 @@ class _Reader:
                 self.command(body, redirects, depth, background=background, pipeline=pipeline, position=position,
                              **context)
             else:
+                first_new = len(self.result.commands)
                 if body is not None:
                     self.statement(body, depth + 1, background=background, pipeline=pipeline, position=position,
                                    **context)
+                # tree-sitter hangs `a && b > f` on the list; bash redirects only the last command
+                last = None
+                if body is not None and body.type in ("list", "pipeline"):
+                    last = next((command for command in reversed(self.result.commands[first_new:])
+                                 if command.nested == nested), None)
                 for redirect in redirects:
                     found = self.redirect(redirect, depth + 1, nested, function, host)
-                    if found is not None:
-                        self.result.redirects.append(found[0])
+                    if found is None:
+                        continue
+                    self.result.redirects.append(found[0])
+                    if last is not None:
+                        last.redirects.append(found[0])
+                        last.text += " " + found[0].source
+                    if found[1] and not nested:
+                        self.unjudged(redirect, "words after the redirection of a list")
             for child in node.children:
                 if child != body and child.type not in _REDIRECTS:
                     self.other(child, depth + 1, **context)
@@ -371,7 +383,9 @@ class _Reader:
         children = list(node.children)
         for position, child in enumerate(children):
             if not child.is_named:
-                if child.type not in ("&&", "||", ";", "\n", "&", "|", ";;"):
+                if child.type == ";;":  # bash: a syntax error outside `case`
+                    self.error(child)
+                elif child.type not in ("&&", "||", ";", "\n", "&", "|"):
                     self.other(child, depth + 1, nested, function, host)
                 continue
             following = children[position + 1] if position + 1 < len(children) else None

@@ -127,6 +127,9 @@ READ_ONLY: list[tuple[str, str, str]] = [
     ("cat <> out.txt", "ask", "writes <> out.txt"),
     ("ls 2> err.txt", "ask", "writes 2> err.txt"),
     ("cat a >& out.txt", "ask", "writes"),
+    ("ls && cat x > out.txt", "ask", "writes > out.txt"),
+    ("ls | cat > out.txt", "ask", "writes > out.txt"),
+    ("ls && ls > out.txt $x", "ask", "words after the redirection of a list"),
     # protected places: always asked
     ("echo x > .amplifier/settings.local.yaml", "ask", "protected place"),
     ("echo x 1<>.amplifier/settings.local.yaml", "ask", "protected place"),
