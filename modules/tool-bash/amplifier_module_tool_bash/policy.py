@@ -56,6 +56,8 @@ class PolicyDecision:
 class _Context:
     reading: LineReading
     hosted_downloads: frozenset[int]  # id() of commands whose words hold a substitution that downloads
+    first_download: dict[tuple[int, int], int]  # (id of the parse, pipeline) -> position of its first downloader
+    parse_of: dict[int, int]  # id() of a command -> id of the parse it is in
 
 
 @dataclass(frozen=True)
@@ -178,11 +180,8 @@ def _download_to_shell(step: Step, core: list[str], context: _Context) -> bool:
     command = step.command
     if command.pipeline < 0:
         return False
-    return any(
-        other.command.pipeline == command.pipeline and other.command.position < command.position
-        and other.level == step.level and _name(other.core) in _DOWNLOADERS
-        for other in context.reading.steps
-    )
+    first = context.first_download.get((context.parse_of.get(id(command), 0), command.pipeline))
+    return first is not None and first < command.position
 
 
 def _privilege(step: Step, core: list[str], _: _Context) -> bool:
@@ -312,7 +311,13 @@ class CommandPolicy:
             return PolicyDecision(False, "is not a line bash can run as written, or not one this policy can read "
                                   "(a parse error), so it cannot be checked; write it as simpler commands",
                                   part, "unparsable")
-        context = _Context(reading, _hosted_downloads(reading))
+        parse_of = {id(command): id(parsed) for parsed in reading.parsed for command in parsed.commands}
+        first_download: dict[tuple[int, int], int] = {}
+        for step in reading.steps:
+            if step.command.pipeline >= 0 and _name(step.core) in _DOWNLOADERS:
+                key = (parse_of.get(id(step.command), 0), step.command.pipeline)
+                first_download[key] = min(first_download.get(key, step.command.position), step.command.position)
+        context = _Context(reading, _hosted_downloads(reading), first_download, parse_of)
         for step in reading.steps:
             decision = self._check_step(step, step.words, context)
             if not decision.allowed:
