@@ -89,9 +89,10 @@ def test_a_command_named_by_an_expansion_is_asked_for_and_not_run_headless(e2e_a
                   hook_config={"hooks-approval": {"rules": [{"tool": "bash", "command": "*"}]}})
     result = e2e_api.run("run", "-P", "shell", "do it")  # no terminal: nobody can answer
     assert result.returncode == 0, result.stderr
-    assert "[approval] denied: Tool: bash" in result.stderr
     assert not (e2e_api.project / "ran.txt").exists()
-    assert "denied" in _tool_result(server).lower()
+    # hooks-approval denies it itself: nobody can approve a line that cannot be judged (issue 20)
+    assert "nobody can approve it in this run" in _tool_result(server)
+    assert "the expansion $s in the command name" in _tool_result(server)
 
 
 def test_invalid_sandbox_mode_is_a_usage_error(e2e_api) -> None:

@@ -52,7 +52,8 @@ def test_approval_deny_then_allow_once_then_always_allow_is_saved_and_reused(
     chat.send_line("first")
     shown = chat.expect("choose 1-4")
     assert "Approval needed" in shown and "Tool: bash" in shown and "touch one.txt" in shown
-    assert "Risk: high" in shown and "[1] Allow once" in shown and "[2] Always allow" in shown
+    assert "Risk: medium (touch one.txt: changes files)" in shown  # the label says what the command does
+    assert "[1] Allow once" in shown and "[2] Always allow" in shown
     chat.child.send("3")
     chat.expect("model-saw-denial")
     chat.prompt()

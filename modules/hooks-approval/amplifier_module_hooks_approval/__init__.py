@@ -1,10 +1,13 @@
 """hooks-approval: gates tool calls on `tool:pre` by rules, and asks the user (through the app's approval
 system, via HookResult ask_user) when a rule says ask.
 
-Shell lines are judged command by command (`amplifier_support.shell_split`, shared with tool-bash).
-Rules come from, in this
-order of strength per call: deny > ask > allow among the rules that match; with no matching rule a tool in
-`ask_tools` is asked for and anything else gets `default_action`.
+Shell lines are judged on a real parse (`amplifier_support.shell`, shared with tool-bash), off the event loop
+and within `judge_timeout`. Rules come from, in this order of strength per call: deny > ask > allow among the
+rules that match; with no matching rule a tool in `ask_tools` is asked for and anything else gets
+`default_action`. A shell part that cannot be judged, and a write to a protected place
+(`amplifier_support.protected_paths`, by a redirection, a writing command or a write tool), is always asked,
+never allowed by a rule, offers no "Always allow", and is denied when no person can answer (capability
+`approval.interactive` not True).
 
 Capabilities: reads `approval.rules` (saved rules, a list of rule dicts, registered by the app) at mount;
 registers `approval.remember(prompt) -> dict | None`, which turns the pending request shown with ``prompt``
@@ -16,7 +19,9 @@ sandbox", offered for shell tools while their sandbox is on; only an app that ca
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -25,7 +30,7 @@ from amplifier_core import HookResult, events
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 
 from .prompt_text import approval_prompt, risk_level
-from .rules import Rule, RuleBook, Verdict, remembered_rule
+from .rules import Places, Rule, RuleBook, Verdict, remembered_rule
 
 __amplifier_module_type__ = "hook"
 __all__ = ["ApprovalConfig", "ApprovalHook", "Rule", "mount"]
@@ -37,6 +42,7 @@ SAVED_RULES_CAPABILITY = "approval.rules"
 REMEMBER_CAPABILITY = "approval.remember"
 RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
 SANDBOX_STATUS_CAPABILITY = "sandbox.status"
+INTERACTIVE_CAPABILITY = "approval.interactive"  # True when a person can answer the prompt (the app registers it)
 SANDBOX_UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
 ALLOW_ONCE, ALWAYS_ALLOW, DENY = "Allow once", "Always allow", "Deny"
 RUN_UNCONFINED = "Run once outside the sandbox"
@@ -48,8 +54,10 @@ class ApprovalConfig(ModuleConfig):
     ask_tools: list[str] = ["bash", "write_file", "edit_file", "mcp__*"]  # MCP tools: unknown effects, ask
     default_action: Literal["allow", "ask", "deny"] = "allow"
     shell_tools: list[str] = ["bash"]
-    read_only_commands: list[str] = ["ls", "pwd", "echo", "git status"]
+    read_only_commands: list[str] = []  # extra leading words known to only read (the built-in list is wider)
     path_args: list[str] = ["file_path", "path"]
+    protected_write_tools: list[str] = ["write_file", "edit_file"]
+    judge_timeout: float = 10.0
     timeout: float = 300.0
     timeout_action: Literal["allow", "deny"] = "deny"
     use_saved_rules: bool = True
@@ -66,10 +74,12 @@ class ApprovalHook:
             default_action=config.default_action,
             shell_tools=config.shell_tools,
             read_only_commands=config.read_only_commands,
+            path_args=config.path_args,
+            protected_write_tools=config.protected_write_tools,
         )
         self.hooks = hooks
         self.coordinator = coordinator
-        self._pending: dict[str, Rule] = {}  # prompt shown -> rule that "Always allow" would save
+        self._pending: dict[str, Rule | None] = {}  # prompt shown -> rule that "Always allow" would save
         self._pending_commands: dict[str, str] = {}  # prompt shown -> the shell line it asks about
 
     async def on_tool_pre(self, event: str, data: dict[str, Any]) -> HookResult:
@@ -77,7 +87,13 @@ class ApprovalHook:
         tool_input = data.get("tool_input")
         if not isinstance(tool_input, dict):
             tool_input = {}
-        verdict = self.book.judge(tool_name, tool_input)
+        verdict = await self._judge(tool_name, tool_input)
+        if verdict.always_ask and not self._interactive():
+            reason = (f"{tool_name} denied: nobody can approve it in this run (no interactive approval): "
+                      f"{verdict.reason}. Run it in the chat (`amplifier`), where you are asked, or do it another way"
+                      " (plain commands of literal words; edit protected files yourself).")
+            await self._emit(events.APPROVAL_DENIED, {"tool_name": tool_name, "reason": reason})
+            return HookResult(action="deny", reason=reason)
         if verdict.action == "allow":
             if verdict.rule is not None or verdict.pending or self.book.fallback(tool_name) != "allow":
                 await self._emit(events.APPROVAL_GRANTED, {"tool_name": tool_name, "reason": verdict.reason})
@@ -88,23 +104,47 @@ class ApprovalHook:
             return HookResult(action="deny", reason=reason)
         return await self._ask(tool_name, tool_input, verdict, data)
 
+    async def _judge(self, tool_name: str, tool_input: dict[str, Any]) -> Verdict:
+        """The verdict, computed off the event loop (a shell line is parsed) and within ``judge_timeout``."""
+        places = self._places()
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(self.book.judge, tool_name, tool_input, places),
+                                          self.config.judge_timeout)
+        except TimeoutError:
+            why = f"judging it took longer than {self.config.judge_timeout:g} s"
+            return Verdict("ask", f"could not be judged: {why}", unjudged=[why], risk="high")
+
+    def _capability(self, name: str) -> Any:
+        return self.coordinator.get_capability(name) if self.coordinator is not None else None
+
+    def _interactive(self) -> bool:
+        return self._capability(INTERACTIVE_CAPABILITY) is True
+
+    def _places(self) -> Places:
+        cwd = self._capability("session.working_dir")
+        root = self._capability("session.project_dir")
+        cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        return Places(root if isinstance(root, str) and root else cwd, cwd)
+
     async def _ask(self, tool_name: str, tool_input: dict[str, Any], verdict: Verdict,
                    data: dict[str, Any]) -> HookResult:
         shell = self.book.is_shell(tool_name)
         rule = remembered_rule(tool_name, tool_input, verdict, shell, self.config.path_args)
-        risk = risk_level(tool_name, shell, self.config.ask_tools)
+        risk = verdict.risk or risk_level(tool_name, shell, self.config.ask_tools)
         prompt = approval_prompt(tool_name, tool_input, verdict, risk, rule, shell)
         if prompt in self._pending:  # same request twice (parallel calls): keep the prompts apart
             prompt = f"{prompt}\n(call {data.get('tool_call_id') or len(self._pending)})"
-        self._pending[prompt] = rule
+        self._pending[prompt] = None if verdict.always_ask else rule
         options = list(OPTIONS)
-        if shell and verdict.pending and set(verdict.pending) <= set(verdict.dynamic):
-            options.remove(ALWAYS_ALLOW)  # no rule can cover a command whose name is an expansion
+        if verdict.always_ask:
+            options.remove(ALWAYS_ALLOW)  # no rule can allow what cannot be judged or a protected place
         if shell and isinstance(tool_input.get("command"), str) and self._sandbox_on():
             self._pending_commands[prompt] = tool_input["command"]
             options.append(RUN_UNCONFINED)  # last: the riskiest choice is never the one a habit picks
         await self._emit(events.APPROVAL_REQUIRED, {
             "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
+            "parsed": verdict.commands, "unjudged": verdict.unjudged, "protected": verdict.protected,
+            "labels": verdict.labels,
         })
         return HookResult(
             action="ask_user",

@@ -79,17 +79,40 @@ def describe_rule(rule: Rule) -> str:
 
 def approval_prompt(tool_name: str, tool_input: dict[str, Any], verdict: Verdict, risk: str, rule: Rule,
                     shell: bool) -> str:
+    """What the person reads: the call, the commands as parsed, the part that made it ask, what it does."""
     lines = [f"Tool: {tool_name}"]
     if shell:
         command = tool_input.get("command", "")
         lines += _command_lines(command if isinstance(command, str) else str(command))
-        if len(verdict.commands) > 1 and verdict.pending:
+        if verdict.commands and (len(verdict.commands) > 1 or verdict.commands[0] != _one_line(command)):
+            lines.append("Parsed commands: " + visible(" | ".join(_limited(verdict.commands))))
+        if len(verdict.commands) > 1 and verdict.pending and not verdict.always_ask:
             lines.append("Needs approval: " + visible("; ".join(verdict.pending)))
         others = {key: value for key, value in tool_input.items() if key != "command"}
     else:
         others = tool_input
     for key, value in others.items():
         lines.append(f"  {key}: {_compact(value)}")
-    lines.append(f"Risk: {risk}")
-    lines.append(f"Always allow saves: {visible(describe_rule(rule))}")
+    for part in verdict.unjudged[:_LISTED]:
+        lines.append("Could not be judged, so it is asked: " + visible(part))
+    for place in verdict.protected[:_LISTED]:
+        lines.append("Writes to a protected place, always asked: " + visible(place))
+    what = "; ".join(label for label in verdict.labels[:_LISTED] if label not in verdict.unjudged)
+    lines.append(f"Risk: {risk}" + (f" ({visible(what)})" if what else ""))
+    if verdict.always_ask:
+        lines.append("Always allow: not offered (no rule can cover this)")
+    else:
+        lines.append(f"Always allow saves: {visible(describe_rule(rule))}")
     return "\n".join(lines)
+
+
+_LISTED = 6
+
+
+def _one_line(command: Any) -> str:
+    return " ".join(str(command).split())
+
+
+def _limited(items: list[str]) -> list[str]:
+    shown = items[:20]
+    return shown + ([f"... {len(items) - 20} more"] if len(items) > 20 else [])

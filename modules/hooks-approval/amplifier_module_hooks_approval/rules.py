@@ -1,8 +1,11 @@
 """Approval rules and how a tool call is judged against them.
 
-A rule names a tool (glob), optionally argument patterns, and an action (allow, ask, deny). For shell tools
-the line is split into every simple command it would run and each command is judged on its own, so an
-allowed prefix (`git status; rm -rf ~`) cannot carry a command nobody approved.
+A rule names a tool (glob), optionally argument patterns, and an action (allow, ask, deny). Shell lines are read
+on the shared parse (``amplifier_support.shell``): a deny rule on any command the line could run denies it; a
+line with a part that cannot be judged (expansion, substitution, heredoc, function, ``eval`` ...) or that writes
+to a protected place (``amplifier_support.protected_paths``) is always asked; otherwise every command must be
+allowed by a rule or known to only read, so an allowed prefix (`git status; rm -rf ~`) cannot carry a command
+nobody approved.
 
 Patterns: `re:REGEX` is searched; a pattern with `*`, `?` or `[` is a glob over the whole value; anything
 else must equal the value (whitespace runs count as one space).
@@ -11,18 +14,19 @@ else must equal the value (whitespace runs count as one space).
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from amplifier_support.shell_split import ShellCommand, dynamic_command_word, parse_commands
+from amplifier_support.protected_paths import ProtectedPlace, protected_place_of
+from amplifier_support.shell import LineReading, Step, judge, read_line, written_paths
 
 Action = Literal["allow", "ask", "deny"]
 _STRENGTH = {"allow": 0, "ask": 1, "deny": 2}
 _GLOB_CHARS = frozenset("*?[")
-_OUTPUT_REDIRECT = re.compile(r"^\d*(>|>>|&>|&>>|>&|>\|)$")
 
 
 class Rule(BaseModel):
@@ -76,13 +80,18 @@ def pattern_matches(pattern: str, value: str) -> bool:
     return _collapse(pattern) == _collapse(value)
 
 
-def _command_views(command: ShellCommand) -> tuple[str, str]:
-    """The command as written and as its unquoted words; a pattern may match either."""
-    return _collapse(command.text), " ".join(command.words)
+def _step_views(step: Step) -> list[str]:
+    """The command as written, as its words and as the words of the command its wrappers run; redirections are
+    part of every view, so a rule for ``echo hi`` does not cover ``echo hi > ~/.bashrc``."""
+    redirects = [redirect.source for redirect in step.command.redirects] if not step.exec_of else []
+    views = [_collapse(step.text), " ".join([*step.words, *redirects])]
+    if step.core and step.core != step.words:
+        views.append(" ".join([*step.core, *redirects]))
+    return views
 
 
-def _command_matches(patterns: list[str], command: ShellCommand) -> bool:
-    views = _command_views(command)
+def _step_matches(patterns: list[str], step: Step) -> bool:
+    views = _step_views(step)
     return any(pattern_matches(pattern, view) for pattern in patterns for view in views)
 
 
@@ -103,16 +112,44 @@ def _strongest(rules: list[Rule]) -> Rule | None:
     return max(rules, key=lambda rule: _STRENGTH[rule.action]) if rules else None
 
 
+@dataclass(frozen=True)
+class Places:
+    """Where paths are resolved for the protected-places check (capabilities ``session.project_dir`` and
+    ``session.working_dir``; the process cwd when absent)."""
+
+    project_root: str
+    cwd: str
+
+    def protected(self, path: str, cwds: list[str] | None = None) -> ProtectedPlace | None:
+        expanded = os.path.expanduser(path)
+        for cwd in cwds or [self.cwd]:
+            place = protected_place_of(expanded, self.project_root, cwd)
+            if place is not None:
+                return place
+        return None
+
+
 @dataclass
 class Verdict:
     """What to do with one tool call, and why."""
 
     action: Action
     reason: str
-    commands: list[str] = field(default_factory=list)  # shell: every command of the line
+    commands: list[str] = field(default_factory=list)  # shell: every command of the line, as parsed
     pending: list[str] = field(default_factory=list)  # shell: the commands that made it ask or deny
-    dynamic: list[str] = field(default_factory=list)  # shell: pending commands whose name is an expansion
+    unjudged: list[str] = field(default_factory=list)  # parts no rule can vouch for, each with why
+    protected: list[str] = field(default_factory=list)  # protected places the call writes
+    labels: list[str] = field(default_factory=list)  # what the pending commands do
+    risk: str = ""  # low / medium / high when the shell judgement knows it
     rule: Rule | None = None
+
+    @property
+    def always_ask(self) -> bool:
+        """No rule can allow it, "Always allow" is not offered, and without a person it is denied."""
+        return self.action == "ask" and bool(self.unjudged or self.protected)
+
+
+_RISK_ORDER = {"": 0, "low": 1, "medium": 2, "high": 3}
 
 
 @dataclass
@@ -124,6 +161,8 @@ class RuleBook:
     default_action: Action
     shell_tools: list[str]
     read_only_commands: list[str]
+    path_args: list[str] = field(default_factory=lambda: ["file_path", "path"])
+    protected_write_tools: list[str] = field(default_factory=lambda: ["write_file", "edit_file"])
 
     def _for_tool(self, tool_name: str) -> list[Rule]:
         return [rule for rule in self.rules if fnmatch.fnmatchcase(tool_name, rule.tool)]
@@ -136,70 +175,113 @@ class RuleBook:
     def is_shell(self, tool_name: str) -> bool:
         return any(fnmatch.fnmatchcase(tool_name, pattern) for pattern in self.shell_tools)
 
-    def judge(self, tool_name: str, tool_input: dict[str, Any]) -> Verdict:
-        rules = self._for_tool(tool_name)
+    def judge(self, tool_name: str, tool_input: dict[str, Any], places: Places | None = None) -> Verdict:
+        """Decide one call (parses shell lines: call it off the event loop)."""
+        places = places or Places(os.getcwd(), os.getcwd())
+        rules = list(self._for_tool(tool_name))
         if self.is_shell(tool_name) and isinstance(tool_input.get("command"), str):
-            return self._judge_shell(tool_name, tool_input, rules)
+            return self._judge_shell(tool_name, tool_input, rules, places)
         matched = _strongest([rule for rule in rules if rule.command is None and _args_match(rule, tool_input)])
+        if matched is not None and matched.action == "deny":
+            return Verdict("deny", matched.reason or f"rule for {matched.tool}", rule=matched)
+        if any(fnmatch.fnmatchcase(tool_name, pattern) for pattern in self.protected_write_tools):
+            hits = []
+            for name in self.path_args:
+                value = tool_input.get(name)
+                place = places.protected(value) if isinstance(value, str) and value else None
+                if place is not None:
+                    hits.append(f"{value} ({place.label})")
+            if hits:
+                return Verdict("ask", "writes to a protected place: " + "; ".join(hits), protected=hits)
         if matched is not None:
             return Verdict(matched.action, matched.reason or f"rule for {matched.tool}", rule=matched)
         action = self.fallback(tool_name)
         return Verdict(action, f"{tool_name} " + ("needs approval" if action == "ask" else f"is {action}ed"))
 
-    def _is_read_only(self, command: ShellCommand) -> bool:
-        if any(_OUTPUT_REDIRECT.match(word) for word in command.words):
-            return False
+    def _extra_read_only(self, words: list[str]) -> bool:
         for entry in self.read_only_commands:
-            words = entry.split()
-            if words and command.words[: len(words)] == words:
+            wanted = entry.split()
+            if wanted and words[: len(wanted)] == wanted:
                 return True
         return False
 
-    def _judge_shell(self, tool_name: str, tool_input: dict[str, Any], rules: list[Rule]) -> Verdict:
-        line = tool_input["command"]
-        commands = parse_commands(line)
-        texts = [_collapse(command.text) for command in commands]
+    def _protected_writes(self, reading: LineReading, places: Places) -> list[str]:
+        """Protected places written by a redirection or a known writing command (also after a ``cd``)."""
+        cwds = [places.cwd]
+        for step in reading.steps:
+            if step.core[:1] in (["cd"], ["pushd"]):
+                target = step.core[1] if len(step.core) > 1 else "~"
+                cwds.append(os.path.join(places.cwd, os.path.expanduser(target)))
+        hits: list[str] = []
+        targets = [(redirect.target.value or redirect.target.source) for redirect in reading.redirects
+                   if redirect.writes and redirect.target is not None]
+        for step in reading.steps:
+            targets.extend(written_paths(step.core))
+        for target in targets:
+            place = places.protected(target, cwds)
+            if place is not None:
+                hits.append(f"{target} ({place.label})")
+        return list(dict.fromkeys(hits))
+
+    def _judge_shell(self, tool_name: str, tool_input: dict[str, Any], rules: list[Rule],
+                     places: Places) -> Verdict:
+        reading = read_line(tool_input["command"], strict=True)
+        steps = reading.steps
+        texts = list(dict.fromkeys(step.text for step in steps))
         fallback = self.fallback(tool_name)
-        if not commands:
+        applicable = [rule for rule in rules if _args_match(rule, tool_input, skip="command")]
+        # 1. a deny rule on any command the line could run denies it, understood or not
+        for step in steps:
+            rule = _strongest([rule for rule in applicable if rule.command is None or
+                               _step_matches(rule.command, step)])
+            if rule is not None and rule.action == "deny":
+                why = rule.reason or f"a rule denies `{step.text}`"
+                return Verdict("deny", why, commands=texts, pending=[step.text], rule=rule)
+        # 2. what cannot be judged, and writes to protected places, are always asked
+        unjudged = list(dict.fromkeys(item.describe() for item in reading.unjudged))
+        protected = self._protected_writes(reading, places)
+        if unjudged or protected:
+            parts = []
+            if unjudged:
+                parts.append("could not be judged: " + "; ".join(unjudged))
+            if protected:
+                parts.append("writes to a protected place: " + "; ".join(protected))
+            return Verdict("ask", "; ".join(parts), commands=texts, pending=unjudged + protected,
+                           unjudged=unjudged, protected=protected, risk="high",
+                           labels=[f"{item}" for item in unjudged[:3]])
+        if not steps:
             return Verdict(fallback, "empty command", commands=texts)
-        verdicts: list[tuple[str, Action, Rule | None]] = []
-        dynamic: list[str] = []
-        for command, text in zip(commands, texts, strict=True):
-            if command.too_deep:
-                verdicts.append((text, "ask", None))
+        # 3. a plain line: every command is allowed by a rule or known to only read, else asked
+        asking: list[str] = []
+        labels: list[str] = []
+        risk = ""
+        granted: Rule | None = None
+        for step in steps:
+            rule = _strongest([rule for rule in applicable if rule.command is None or
+                               _step_matches(rule.command, step)])
+            if rule is not None and rule.action == "allow":
+                granted = granted or rule
                 continue
-            matching = [
-                rule for rule in rules
-                if (rule.command is None or _command_matches(rule.command, command))
-                and _args_match(rule, tool_input, skip="command")
-            ]
-            rule = _strongest(matching)
-            if dynamic_command_word(command.words) is not None:
-                # What runs is known only at run time (`s=sudo; $s -n true`): a deny rule still denies, but
-                # no allow rule (nor the read-only list) can vouch for it, so it is asked for.
-                dynamic.append(text)
-                denying = rule if rule is not None and rule.action == "deny" else None
-                verdicts.append((text, "deny" if denying else "ask", denying))
-            elif rule is not None:
-                verdicts.append((text, rule.action, rule))
-            elif fallback != "allow" and self._is_read_only(command):
-                verdicts.append((text, "allow", None))
-            else:
-                verdicts.append((text, fallback, None))
-        denied = [(text, rule) for text, action, rule in verdicts if action == "deny"]
-        if denied:
-            text, rule = denied[0]
-            why = (rule.reason if rule and rule.reason else None) or f"a rule denies `{text}`"
-            return Verdict("deny", why, commands=texts, pending=[t for t, _ in denied], rule=rule)
-        asking = [text for text, action, _ in verdicts if action == "ask"]
+            if rule is None and not step.core and step.unwrapped.scripts:
+                continue  # `sh -c '...'`: its script's commands are judged as steps of their own
+            judgement = judge(step.core, step.unwrapped.input_args)
+            writes = [redirect.source for redirect in step.command.redirects if redirect.writes]
+            read_only = (judgement.read_only or self._extra_read_only(step.core)) and not writes
+            if rule is None and read_only and fallback != "allow":
+                continue
+            action = rule.action if rule is not None else fallback
+            if action == "allow":
+                continue
+            asking.append(step.text)
+            label = f"writes {', '.join(writes)}" if writes and judgement.read_only else judgement.label
+            labels.append(f"{step.text}: {label}")
+            level = "medium" if writes and judgement.read_only else judgement.risk
+            risk = level if _RISK_ORDER[level] > _RISK_ORDER[risk] else risk
         if asking:
-            reason = "not covered by an allow rule: " + "; ".join(asking)
-            if dynamic:
-                reason = ("the command name comes from an expansion, so no rule can allow it: " + "; ".join(dynamic)
-                          + ("" if len(dynamic) == len(asking) else
-                             "; not covered by an allow rule: " + "; ".join(t for t in asking if t not in dynamic)))
-            return Verdict("ask", reason, commands=texts, pending=asking, dynamic=dynamic)
-        return Verdict("allow", "every command is allowed", commands=texts)
+            return Verdict("ask", "not covered by an allow rule: " + "; ".join(asking), commands=texts,
+                           pending=list(dict.fromkeys(asking)), labels=labels, risk=risk)
+        return Verdict("allow", "every command is allowed" if granted else "every command only reads",
+                       commands=texts, rule=granted)
 
 
 def literal_pattern(value: str) -> str:
@@ -214,9 +296,7 @@ def remembered_rule(tool_name: str, tool_input: dict[str, Any], verdict: Verdict
     """The narrowest rule that would have allowed this call: the exact commands that needed approval, the
     exact path for file tools, else the tool itself."""
     if shell and verdict.pending:
-        # Dynamic commands are left out: no allow rule can cover them, so saving one would only mislead.
-        pending = [text for text in verdict.pending if text not in verdict.dynamic] or verdict.pending
-        return Rule(tool=tool_name, command=[literal_pattern(text) for text in dict.fromkeys(pending)],
+        return Rule(tool=tool_name, command=[literal_pattern(text) for text in dict.fromkeys(verdict.pending)],
                     action="allow")
     for name in path_args:
         value = tool_input.get(name)

@@ -13,8 +13,10 @@ from amplifier_core.module_config import ModuleConfigError
 from amplifier_core.testing import MockApprovalSystem, MockCoordinator
 
 
-async def mounted(config: dict | None = None, saved: list | None = None) -> MockCoordinator:
+async def mounted(config: dict | None = None, saved: list | None = None, interactive: bool = True) -> MockCoordinator:
     coordinator = MockCoordinator()
+    if interactive:  # a person can answer (the app registers this in the chat)
+        coordinator.register_capability("approval.interactive", True)
     if saved is not None:
         coordinator.register_capability("approval.rules", saved)
     cleanup = await approval.mount(coordinator, config or {})
@@ -31,7 +33,8 @@ async def test_bash_is_asked_for_with_three_choices_by_default() -> None:
     result = await pre(await mounted(), "bash", command="touch a.txt")
     assert result.action == "ask_user"
     assert result.approval_options == ["Allow once", "Always allow", "Deny"]
-    assert "Command: touch a.txt" in result.approval_prompt and "Risk: high" in result.approval_prompt
+    assert "Command: touch a.txt" in result.approval_prompt
+    assert "Risk: medium (touch a.txt: changes files)" in result.approval_prompt  # says what the command does
     assert result.approval_default == "deny" and result.approval_timeout == 300.0
 
 
@@ -216,9 +219,10 @@ async def test_a_command_named_by_an_expansion_is_asked_for_even_under_an_allow_
                  "sudo $s ls", "bash -c '$s ls'", "/usr/bin/su[d]o -n true", "/usr/*/sudo ls", "trap '$s' EXIT"):
         result = await pre(coordinator, "bash", command=line)
         assert result.action == "ask_user", line
-        assert "expansion" in result.reason
+        assert "could not be judged" in result.reason
         assert "Always allow" not in result.approval_options  # no rule could cover it
-    assert (await pre(coordinator, "bash", command="echo $HOME; eval ls")).action == "continue"
+    # an expansion or eval anywhere in the line is not understood: asked, even as an argument
+    assert (await pre(coordinator, "bash", command="echo $HOME; eval ls")).action == "ask_user"
 
 
 async def test_a_deny_rule_still_denies_a_command_named_by_an_expansion() -> None:
@@ -226,11 +230,12 @@ async def test_a_deny_rule_still_denies_a_command_named_by_an_expansion() -> Non
     assert (await pre(coordinator, "bash", command="$s -n true")).action == "deny"
 
 
-async def test_always_allow_leaves_out_the_dynamic_commands_of_a_mixed_line() -> None:
+async def test_a_line_with_a_part_that_cannot_be_judged_offers_no_always_allow() -> None:
     coordinator = await mounted()
     result = await pre(coordinator, "bash", command="touch a; $s b")
-    assert "Always allow" in result.approval_options
-    assert coordinator.get_capability("approval.remember")(result.approval_prompt)["command"] == "touch a"
+    assert "Always allow" not in result.approval_options
+    assert "Could not be judged, so it is asked: the expansion $s in the command name: `$s`" in result.approval_prompt
+    assert coordinator.get_capability("approval.remember")(result.approval_prompt) is None
 
 
 async def test_in_a_session_a_command_named_by_an_expansion_is_not_run_when_nobody_can_answer(
@@ -274,3 +279,90 @@ async def test_without_a_sandbox_the_outside_choice_is_not_offered() -> None:
     coordinator.register_cleanup(await approval.mount(coordinator, {}))
     result = await pre(coordinator, "bash", command="touch x")
     assert result.approval_options == ["Allow once", "Always allow", "Deny"]
+
+
+async def test_without_a_person_what_cannot_be_judged_is_denied_with_how_to_proceed() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash"}]}, interactive=False)  # allow every bash command
+    result = await pre(coordinator, "bash", command="cat <<'EOF'\nit's\nEOF\nrm -rf ~")
+    assert result.action == "deny"
+    assert "a heredoc" in result.reason and "Run it in the chat" in result.reason
+    assert (await pre(coordinator, "bash", command="ls -la")).action == "continue"  # plain lines still pass
+
+
+async def test_a_plain_ask_still_goes_to_the_approval_system_without_a_person() -> None:
+    coordinator = await mounted(interactive=False)
+    assert (await pre(coordinator, "bash", command="touch a.txt")).action == "ask_user"
+
+
+@pytest.mark.parametrize("line", ["echo '{rules: [{tool: \"*\"}]}' 1<>.amplifier/settings.local.yaml",
+                                  "git status > .mcp.json", "cp x .git/hooks/pre-commit"])
+async def test_a_write_to_a_protected_place_is_always_asked_whatever_the_rules_say(tmp_path: Path, line: str) -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash"}]})
+    coordinator.register_capability("session.project_dir", str(tmp_path))
+    coordinator.register_capability("session.working_dir", str(tmp_path))
+    result = await pre(coordinator, "bash", command=line)
+    assert result.action == "ask_user" and "Always allow" not in result.approval_options
+    assert "Writes to a protected place, always asked" in result.approval_prompt
+    headless = await mounted({"rules": [{"tool": "bash"}]}, interactive=False)
+    headless.register_capability("session.project_dir", str(tmp_path))
+    headless.register_capability("session.working_dir", str(tmp_path))
+    assert (await pre(headless, "bash", command=line)).action == "deny"
+
+
+async def test_write_tools_naming_a_protected_place_are_always_asked(tmp_path: Path) -> None:
+    coordinator = await mounted({"rules": [{"tool": "write_file"}, {"tool": "edit_file"}]})
+    coordinator.register_capability("session.project_dir", str(tmp_path))
+    coordinator.register_capability("session.working_dir", str(tmp_path))
+    asked = await pre(coordinator, "write_file", file_path=".amplifier/settings.local.yaml", content="x")
+    assert asked.action == "ask_user" and "Always allow" not in asked.approval_options
+    assert "amplifier's project config" in asked.approval_prompt
+    assert (await pre(coordinator, "edit_file", path=str(tmp_path / ".mcp.json"))).action == "ask_user"
+    assert (await pre(coordinator, "write_file", file_path="src/a.py", content="x")).action == "continue"
+    coordinator.register_capability("approval.interactive", False)
+    assert (await pre(coordinator, "write_file", file_path=".amplifier/x.yaml", content="x")).action == "deny"
+
+
+async def test_the_prompt_shows_the_parsed_commands_and_the_part_that_made_it_ask() -> None:
+    coordinator = await mounted()
+    result = await pre(coordinator, "bash", command="cat README.md && rm -rf build | wc -l")
+    prompt = result.approval_prompt
+    assert "Parsed commands: cat README.md | rm -rf build | wc -l" in prompt
+    assert "Needs approval: rm -rf build" in prompt and "Risk: high (rm -rf build: deletes files)" in prompt
+    asked = await pre(coordinator, "bash", command="echo ${x:-\"a'b\"}; rm -rf ~")
+    assert "Could not be judged, so it is asked: the expansion ${x:-\"a'b\"} in an argument" in asked.approval_prompt
+
+
+async def test_huge_and_deeply_nested_lines_are_decided_off_the_event_loop(monkeypatch) -> None:
+    """A 30 KB word and 500 levels of nesting: decided (asked) in a worker thread while another task ran."""
+    import asyncio
+    import threading
+
+    from amplifier_module_hooks_approval.rules import RuleBook
+
+    judged_on: list[int] = []
+    original = RuleBook.judge
+
+    def recording(self, *args, **kwargs):
+        judged_on.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(RuleBook, "judge", recording)
+    coordinator = await mounted()
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(ticker())
+    try:
+        wide = await pre(coordinator, "bash", command="touch " + "a" * 30_000)
+        deep = await pre(coordinator, "bash", command="echo " + "$(" * 500 + "ls" + ")" * 500)
+    finally:
+        task.cancel()
+    assert wide.action == "ask_user" and deep.action == "ask_user"
+    assert "nested more than" in deep.reason
+    assert ticks > 2  # the loop kept running while the lines were parsed
+    assert judged_on and threading.get_ident() not in judged_on  # ... in a worker thread

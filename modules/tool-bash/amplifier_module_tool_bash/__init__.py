@@ -3,7 +3,8 @@
 Every command runs with ``bash -c`` in its own process group, stdin from /dev/null, in the session's working
 directory, confined by the OS sandbox (``sandbox`` config; Landlock + no_new_privs, see sandboxing.py).
 A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety policy
-checks every simple command of the line first (see policy.py and amplifier_support.shell_split).
+checks every command the line could run first (see policy.py and amplifier_support.shell), off the event
+loop and within POLICY_CHECK_SECONDS.
 Background commands are tracked and ended at cleanup; ``bash_output`` reads them.
 """
 
@@ -30,6 +31,7 @@ __amplifier_module_type__ = "tool"
 __all__ = ["BashConfig", "BashOutputTool", "BashTool", "SandboxConfig", "mount"]
 
 logger = logging.getLogger(__name__)
+POLICY_CHECK_SECONDS = 10.0
 
 MODULE_ID = "tool-bash"
 _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
@@ -181,7 +183,11 @@ class BashTool:
             return _error(f"'timeout' must be a positive number of seconds, got {timeout!r}.")
         timeout = min(float(timeout), self.config.max_timeout)
 
-        decision = self.policy.check(command)
+        try:  # parsing is linear but not free: off the event loop, and bounded
+            decision = await asyncio.wait_for(asyncio.to_thread(self.policy.check, command), POLICY_CHECK_SECONDS)
+        except TimeoutError:
+            decision = PolicyDecision(False, f"could not be checked within {POLICY_CHECK_SECONDS:g} s",
+                                      command[:120], "check-timeout")
         if not decision.allowed:
             await self._report_violation(command, decision)
             return _error(self._refusal(decision), rule=decision.rule, command=decision.command)

@@ -1,39 +1,45 @@
-"""The bash safety policy: judge EVERY simple command of a line (see shell_split), so an allowed prefix cannot
-smuggle a denied command through ``;``, ``&&``, pipes, substitutions, subshells or ``bash -c``.
+"""The bash safety policy (the deny list): judge EVERY command a line could run, on the shared parse of the line
+(``amplifier_support.shell``, wide reading), so an allowed prefix cannot smuggle a denied command through
+``;``, ``&&``, pipes, substitutions, subshells, functions, ``bash -c``, ``eval`` or a wrapper.
+
+Command words are judged as a static reading expects bash to make them: quoting, ANSI-C (``$'\\u0073udo'``) and
+locale (``$"sudo"``) strings decoded, empty substitutions (``su$()do``) dropped, brace expansion
+(``su{d..d}o``) and ``$IFS`` splitting done. Paths of destructive commands are normalised (``//etc``,
+``/usr/../etc``) and globs are matched against the protected roots. A line that does not parse is refused:
+what cannot be read cannot be checked.
 
 Profiles (each includes the previous): ``permissive`` blocks what destroys the machine (recursive delete of
-``/``/``~``/system dirs, mkfs, writing to block devices, fork bombs); ``standard`` adds shutdown/reboot, recursive
-chmod/chown of those dirs, ``kill -1`` and download-piped-to-shell; ``strict`` adds privilege escalation
-(sudo, su, doas, passwd). ``unrestricted`` has no built-in rules. User patterns apply in every profile.
+``/``/``~``/system dirs, mkfs, writing to block devices, fork bombs, lines that do not parse); ``standard`` adds
+shutdown/reboot, recursive chmod/chown of those dirs, ``kill -1`` and a download run by a shell; ``strict``
+adds privilege escalation (sudo, su, doas, passwd). ``unrestricted`` has no built-in rules. User patterns
+apply in every profile.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from amplifier_support.shell_split import (
-    ShellCommand,
-    dynamic_command_word,
-    is_assignment,
-    parse_commands,
-    strip_wrappers,
-)
+from amplifier_support.shell import LineReading, Step, Word, read_line
+from amplifier_support.shell.wrappers import SHELLS, basename, is_assignment
 
 PROFILES = ("strict", "standard", "permissive", "unrestricted")
 _LEVEL = {"unrestricted": 0, "permissive": 1, "standard": 2, "strict": 3}
 
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
 _SYSTEM_DIRS = frozenset({"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc",
                           "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/System", "/Users", "/Library",
                           "/Applications", "/private"})
 _HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full",
                                "/dev/random", "/dev/urandom"})
-_FORK_BOMB = re.compile(r"(\S+)\s*\(\)\s*\{[^}]*?\1\s*\|\s*&?\s*\1\s*&")
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c"})
+_RUNS_SCRIPTS = SHELLS | {"source", ".", "eval"}
+_PRIVILEGED = frozenset({"sudo", "doas", "su", "passwd", "chpasswd", "visudo", "pkexec", "run0", "runuser",
+                         "sudoedit"})
+_GLOB_MARKS = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -47,33 +53,50 @@ class PolicyDecision:
 
 
 @dataclass(frozen=True)
+class _Context:
+    reading: LineReading
+    hosted_downloads: frozenset[int]  # id() of commands whose words hold a substitution that downloads
+    first_download: dict[tuple[int, int], int]  # (id of the parse, pipeline) -> position of its first downloader
+    parse_of: dict[int, int]  # id() of a command -> id of the parse it is in
+
+
+@dataclass(frozen=True)
 class _Rule:
     name: str
     level: int
     reason: str
-    matches: Callable[[ShellCommand, list[str], list[ShellCommand]], bool]
+    matches: Callable[[Step, list[str], _Context], bool]
 
 
 def _name(words: list[str]) -> str:
-    return os.path.basename(words[0]) if words else ""
+    return basename(words[0]) if words else ""
 
 
-def _is_dangerous_target(target: str) -> bool:
-    normalized = target
+def _normalised(target: str) -> str:
+    """``//etc`` and ``/usr/../etc`` are ``/etc``; trailing ``/``, ``/.`` and ``/*`` dropped."""
+    if target.startswith("/"):
+        target = "/" + re.sub(r"/+", "/", target).lstrip("/")
+        target = posixpath.normpath(target)
     while True:
-        stripped = normalized
+        stripped = target
         for suffix in ("/*", "/.", "/"):
-            if stripped.endswith(suffix):
+            if stripped.endswith(suffix) and stripped != "/":
                 stripped = stripped[: -len(suffix)]
-        if stripped == normalized:
-            break
-        normalized = stripped
-    if normalized in ("", ".*", "~", "$HOME", "${HOME}") or normalized in _SYSTEM_DIRS:
+        if stripped == target:
+            return target
+        target = stripped
+
+
+def _is_dangerous_target(raw: str) -> bool:
+    target = _normalised(raw)
+    if target in ("", "/", ".*", "~", "$HOME", "${HOME}", "/*") or target in _SYSTEM_DIRS:
         return True
-    if normalized.startswith("~") and "/" not in normalized:  # ~user
+    if target.startswith("~") and "/" not in target:  # ~user
         return True
+    if target.startswith("/") and _GLOB_MARKS & set(target):  # /e*, /u?r: a glob that can match a root
+        return any(fnmatch.fnmatchcase(root, target) for root in _SYSTEM_DIRS) or fnmatch.fnmatchcase("/", target)
     home = os.path.expanduser("~").rstrip("/")
-    return bool(home) and normalized == home
+    return bool(home) and target == home
 
 
 def _operands(words: list[str]) -> list[str]:
@@ -97,7 +120,7 @@ def _has_flag(words: list[str], short: str, long: str) -> bool:
     return False
 
 
-def _recursive_delete(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bool:
+def _recursive_delete(_: Step, core: list[str], __: _Context) -> bool:
     if _name(core) != "rm":
         return False
     if "--no-preserve-root" in core:
@@ -105,13 +128,13 @@ def _recursive_delete(_: ShellCommand, core: list[str], __: list[ShellCommand]) 
     return _has_flag(core, "rR", "--recursive") and any(_is_dangerous_target(t) for t in _operands(core))
 
 
-def _recursive_permissions(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bool:
+def _recursive_permissions(_: Step, core: list[str], __: _Context) -> bool:
     if _name(core) not in ("chmod", "chown", "chgrp"):
         return False
     return _has_flag(core, "R", "--recursive") and any(_is_dangerous_target(t) for t in _operands(core)[1:])
 
 
-def _format_disk(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bool:
+def _format_disk(_: Step, core: list[str], __: _Context) -> bool:
     name = _name(core)
     if name.startswith("mkfs") or name in ("mke2fs", "mkswap", "wipefs"):
         return True
@@ -119,22 +142,23 @@ def _format_disk(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bo
 
 
 def _is_device(path: str) -> bool:
+    path = _normalised(path)
     if not path.startswith("/dev/") or path in _HARMLESS_DEVICES:
         return False
     return not path.startswith(("/dev/fd/", "/dev/shm/", "/dev/pts/"))
 
 
-def _write_to_device(command: ShellCommand, core: list[str], _: list[ShellCommand]) -> bool:
+def _write_to_device(step: Step, core: list[str], _: _Context) -> bool:
     if _name(core) == "dd" and any(w.startswith("of=") and _is_device(w[3:]) for w in core[1:]):
         return True
-    words = command.words
-    for index, word in enumerate(words[:-1]):
-        if ">" in word and not word.startswith("<") and _is_device(words[index + 1]):
+    for redirect in step.command.redirects:
+        target = redirect.target
+        if redirect.writes and target is not None and any(_is_device(item) for item in target.readings):
             return True
     return _name(core) == "tee" and any(_is_device(w) for w in _operands(core))
 
 
-def _power(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bool:
+def _power(_: Step, core: list[str], __: _Context) -> bool:
     name = _name(core)
     if name in ("shutdown", "reboot", "halt", "poweroff", "kexec"):
         return True
@@ -143,29 +167,37 @@ def _power(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bool:
     return name == "systemctl" and any(w in ("poweroff", "reboot", "halt", "kexec") for w in core[1:])
 
 
-def _kill_everything(_: ShellCommand, core: list[str], __: list[ShellCommand]) -> bool:
-    return _name(core) == "kill" and "-1" in core[2:]
+def _kill_everything(_: Step, core: list[str], __: _Context) -> bool:
+    return _name(core) == "kill" and "-1" in core[1:]
 
 
-def _download_to_shell(command: ShellCommand, core: list[str], pipeline: list[ShellCommand]) -> bool:
-    if _name(core) not in _SHELLS:
+def _download_to_shell(step: Step, core: list[str], context: _Context) -> bool:
+    """``curl ... | sh``, ``bash <(curl ...)``, ``source <(curl ...)``, ``eval "$(curl ...)"``."""
+    if _name(core) not in _RUNS_SCRIPTS:
         return False
-    if re.search(r"\b(curl|wget|fetch|aria2c)\b", command.text) and ("$(" in command.text or "<(" in command.text
-                                                                     or "`" in command.text):
+    if id(step.command) in context.hosted_downloads:
         return True
-    return any(
-        other.pipeline_position < command.pipeline_position and _name(strip_wrappers(other.words)) in _DOWNLOADERS
-        for other in pipeline
-    )
+    command = step.command
+    if command.pipeline < 0:
+        return False
+    first = context.first_download.get((context.parse_of.get(id(command), 0), command.pipeline))
+    return first is not None and first < command.position
 
 
-def _privilege(command: ShellCommand, core: list[str], _: list[ShellCommand]) -> bool:
-    wrappers = {os.path.basename(word) for word in command.words[: len(command.words) - len(core)]}
-    return bool(wrappers & {"sudo", "doas"}) or _name(core) in ("sudo", "doas", "su", "passwd", "chpasswd", "visudo",
-                                                                 "pkexec", "run0", "runuser", "sudoedit")
+def _privilege(step: Step, core: list[str], _: _Context) -> bool:
+    wrappers = {basename(word) for word in step.unwrapped.wrappers}
+    return bool(wrappers & _PRIVILEGED) or _name(core) in _PRIVILEGED or _name(step.words) in _PRIVILEGED
+
+
+def _fork_bomb(step: Step, core: list[str], _: _Context) -> bool:
+    """A function that calls itself in the background or in a pipeline (``f(){ f|f& }``, ``f(){ f & f; }``)."""
+    command = step.command
+    return command.function is not None and _name(core) == command.function and \
+        (command.background or command.pipeline >= 0)
 
 
 _RULES = (
+    _Rule("fork-bomb", 1, "is a fork bomb (a function that endlessly starts copies of itself)", _fork_bomb),
     _Rule("recursive-delete-of-root-or-home", 1,
           "recursively deletes /, your home directory or a system directory", _recursive_delete),
     _Rule("format-disk", 1, "formats or wipes a disk", _format_disk),
@@ -174,7 +206,7 @@ _RULES = (
     _Rule("recursive-permissions-of-root", 2,
           "recursively changes permissions or owners of / or a system directory", _recursive_permissions),
     _Rule("kill-all-processes", 2, "signals every process you own", _kill_everything),
-    _Rule("download-to-shell", 2, "pipes a download straight into a shell", _download_to_shell),
+    _Rule("download-to-shell", 2, "runs a download as shell code", _download_to_shell),
     _Rule("privilege-escalation", 3, "runs with elevated privileges (sudo/su/doas/passwd)", _privilege),
 )
 
@@ -208,82 +240,52 @@ def validate_patterns(patterns: Iterable[str]) -> list[str]:
     return checked
 
 
-_IFS = re.compile(r"\$\{IFS(?:[:%#/][^}]*)?\}|\$IFS\b")
-_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
-_MAX_BRACE_WORDS = 64
-
-
-def _brace_words(word: str) -> list[str]:
-    """Bash brace expansion of one word (``{rm,-rf,/}`` -> rm -rf /), empty results dropped, capped."""
-    pending, done = [word], []
-    while pending and len(done) + len(pending) <= _MAX_BRACE_WORDS:
-        current = pending.pop(0)
-        match = _BRACES.search(current)
-        if match is None:
-            done.append(current)
-            continue
-        pending.extend(current[: match.start()] + choice + current[match.end():] for choice in
-                       match.group(1).split(","))
-    return [item for item in done + pending if item]
-
-
 # Programs the built-in rules name: a pathname pattern as the command word (``/usr/bin/su[d]o``, globbed by bash)
 # that could name one of them is checked as each of them.
 _RULE_PROGRAMS = (
-    "sudo", "doas", "su", "passwd", "chpasswd", "visudo", "pkexec", "run0", "runuser", "sudoedit", "rm", "chmod",
-    "chown", "chgrp", "mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "shred", "dd", "tee",
-    "shutdown", "reboot", "halt", "poweroff", "kexec", "init", "telinit", "systemctl", "kill", "env", "xargs",
-    "nohup", "timeout", "nice", "setsid", "eval", *sorted(_SHELLS), *sorted(_DOWNLOADERS),
+    *sorted(_PRIVILEGED), "rm", "chmod", "chown", "chgrp", "mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk",
+    "parted", "shred", "dd", "tee", "shutdown", "reboot", "halt", "poweroff", "kexec", "init", "telinit",
+    "systemctl", "kill", "env", "xargs", "nohup", "timeout", "nice", "setsid", "eval", "source",
+    *sorted(SHELLS), *sorted(_DOWNLOADERS),
 )
-_GLOB_MARKS = frozenset("*?[")
 
 
-def _glob_words(command: ShellCommand) -> list[list[str]]:
-    """The command's words with a pattern-shaped program word replaced by each rule program it can match."""
-    index = next((i for i, word in enumerate(command.words) if not is_assignment(word)), None)
-    if index is None or command.words[index] in ("[", "[[") or not _GLOB_MARKS & set(command.words[index]):
+def _glob_variants(words: list[str]) -> list[list[str]]:
+    """The words with a pattern-shaped program word replaced by each rule program it can match."""
+    index = next((i for i, word in enumerate(words) if not is_assignment(word)), None)
+    if index is None or words[index] in ("[", "[[") or not _GLOB_MARKS & set(words[index]):
         return []
-    pattern = os.path.basename(command.words[index])
-    return [[*command.words[:index], name, *command.words[index + 1:]] for name in _RULE_PROGRAMS
+    pattern = basename(words[index])
+    return [[*words[:index], name, *words[index + 1:]] for name in _RULE_PROGRAMS
             if fnmatch.fnmatchcase(name, pattern)]
 
 
-def _variants(command: ShellCommand) -> list[ShellCommand]:
-    """The command as written, plus the words bash would really run after ``$IFS`` splitting, brace expansion
-    and pathname expansion of the command word (``rm${IFS}-rf${IFS}/``, ``{rm,-rf,/}``, ``/usr/bin/su[d]o``), so
-    those spellings meet the same rules."""
-    variants = [command]
-    for words in _glob_words(command):
-        variants.append(ShellCommand(command.text, words, command.pipeline, command.depth, command.too_deep,
-                                     command.pipeline_position))
-    if any(_IFS.search(word) for word in command.words):
-        split = _IFS.sub(" ", " ".join(command.words)).split()
-        if split:
-            variants.append(ShellCommand(command.text, split, command.pipeline, command.depth, command.too_deep,
-                                         command.pipeline_position))
-    if any(_BRACES.search(word) for word in command.words):
-        expanded = [item for word in command.words for item in _brace_words(word)]
-        if expanded and expanded != command.words:
-            variants.append(ShellCommand(command.text, expanded, command.pipeline, command.depth,
-                                         command.too_deep, command.pipeline_position))
-    return variants
-
-
-def _forms(command: ShellCommand) -> tuple[list[str], list[str]]:
-    """The command's words as written (command name without its directory) and without wrappers."""
-    full = list(command.words)
+def _full(words: list[str]) -> list[str]:
+    """The words with the command name without its directory."""
+    full = list(words)
     for index, word in enumerate(full):
-        if "=" not in word or word.startswith("-"):
-            full[index] = os.path.basename(word) if "/" in word else word
+        if not is_assignment(word) or word.startswith("-"):
+            full[index] = basename(word)
             break
-    core = strip_wrappers(command.words)
-    if core:
-        core = [os.path.basename(core[0]) if "/" in core[0] else core[0], *core[1:]]
-    return full, core
+    return full
+
+
+def _hosted_downloads(reading: LineReading) -> frozenset[int]:
+    """Commands whose words hold a command or process substitution that runs a downloader."""
+    found: set[int] = set()
+    for parsed in reading.parsed:
+        for command in parsed.commands:
+            words = command.readings
+            seen = command
+            if words and basename(words[0]) in _DOWNLOADERS:
+                while seen.host is not None:
+                    seen = parsed.commands[seen.host]
+                    found.add(id(seen))
+    return frozenset(found)
 
 
 class CommandPolicy:
-    """Decides whether a command line may run. Pure: no I/O, safe to call from any hook."""
+    """Decides whether a command line may run. Pure: no I/O; call it off the event loop (it parses)."""
 
     def __init__(
         self,
@@ -301,44 +303,74 @@ class CommandPolicy:
         self._exempt = [_Pattern(p) for p in validate_patterns(exempt)]
 
     def check(self, line: str) -> PolicyDecision:
-        if self._level >= 1 and _FORK_BOMB.search(line):
-            return PolicyDecision(False, "is a fork bomb (a function that endlessly starts copies of itself)",
-                                  line.strip(), "fork-bomb")
-        commands = parse_commands(line)
-        pipelines: dict[int, list[ShellCommand]] = {}
-        for command in commands:
-            pipelines.setdefault(command.pipeline, []).append(command)
-        for command in commands:
-            decision = self._check_command(command, pipelines[command.pipeline])
-            for variant in _variants(command)[1:]:
-                if not decision.allowed:
-                    break
-                decision = self._check_command(variant, pipelines[command.pipeline], check_allowed=False)
+        reading = read_line(line, strict=False)
+        if reading.too_deep and (self._level >= 1 or self._allowed):
+            return PolicyDecision(False, "nests commands too deeply to check", _short(line), "too-deep")
+        if reading.parse_error and (self._level >= 1 or self._allowed):
+            part = next((item.part for item in reading.unjudged if "parse error" in item.reason), "") or _short(line)
+            return PolicyDecision(False, "is not a line bash can run as written, or not one this policy can read "
+                                  "(a parse error), so it cannot be checked; write it as simpler commands",
+                                  part, "unparsable")
+        parse_of = {id(command): id(parsed) for parsed in reading.parsed for command in parsed.commands}
+        first_download: dict[tuple[int, int], int] = {}
+        for step in reading.steps:
+            if step.command.pipeline >= 0 and _name(step.core) in _DOWNLOADERS:
+                key = (parse_of.get(id(step.command), 0), step.command.pipeline)
+                first_download[key] = min(first_download.get(key, step.command.position), step.command.position)
+        context = _Context(reading, _hosted_downloads(reading), first_download, parse_of)
+        for step in reading.steps:
+            decision = self._check_step(step, step.words, context)
             if not decision.allowed:
                 return decision
+            for variant in _glob_variants(step.words):
+                decision = self._check_step(step, variant, context, check_allowed=False)
+                if not decision.allowed:
+                    return decision
         return PolicyDecision(True)
 
-    def _check_command(self, command: ShellCommand, pipeline: list[ShellCommand],
-                       check_allowed: bool = True) -> PolicyDecision:
-        if command.too_deep:
-            return PolicyDecision(False, "nests commands too deeply to check", command.text, "too-deep")
-        full, core = _forms(command)
+    def _check_step(self, step: Step, words: list[str], context: _Context,
+                    check_allowed: bool = True) -> PolicyDecision:
+        full = _full(words)
+        core = step.core if words is step.words else _full(words)
+        if core:
+            core = [basename(core[0]), *core[1:]]
+        text = step.text
         for pattern in self._denied:
             if pattern.matches(full) or (core and pattern.matches(core)):
-                return PolicyDecision(False, f"matches the denied pattern {pattern.source!r}", command.text,
+                return PolicyDecision(False, f"matches the denied pattern {pattern.source!r}", text,
                                       "denied_commands")
         exempt = any(pattern.matches(full) for pattern in self._exempt)
         if not exempt:
             for rule in _RULES:
-                if rule.level <= self._level and rule.matches(command, core, pipeline):
-                    return PolicyDecision(False, rule.reason, command.text, rule.name)
-        dynamic = dynamic_command_word(command.words) if check_allowed and self._allowed else None
-        if dynamic is not None:
-            return PolicyDecision(False, f"takes its command name from an expansion ({dynamic}), which no pattern in "
-                                  "allowed_commands can vouch for", command.text, "dynamic-command")
-        if check_allowed and self._allowed and not exempt and \
-                not any(pattern.matches(full) for pattern in self._allowed):
+                if rule.level <= self._level and rule.matches(step, core, context):
+                    return PolicyDecision(False, rule.reason, text, rule.name)
+        if not (check_allowed and self._allowed):
+            return PolicyDecision(True)
+        names = [] if step.exec_of else [step.command.words[0], _program_word(step)]
+        first = next((word for word in names if word is not None and (word.value is None or word.quoted
+                                                                      or word.glob)), None)
+        if first is not None:
+            return PolicyDecision(False, f"takes its command name from {first.why or 'quoting or a pattern'} "
+                                  f"({first.source}), which no pattern in allowed_commands can vouch for", text,
+                                  "dynamic-command")
+        if not exempt and not any(pattern.matches(full) for pattern in self._allowed):
             allowed = ", ".join(repr(p.source) for p in self._allowed)
             return PolicyDecision(False, f"is not in allowed_commands ({allowed}); every command of a compound "
-                                  "line must be allowed", command.text, "allowed_commands")
+                                  "line must be allowed", text, "allowed_commands")
         return PolicyDecision(True)
+
+
+def _program_word(step: Step) -> Word | None:
+    """The parsed word that names the program really run (behind wrappers: ``sudo $x`` -> ``$x``)."""
+    owners = [word for word in step.command.words for _ in word.readings]
+    position = len(step.words) - len(step.unwrapped.command) if step.unwrapped.command else 0
+    if not step.unwrapped.command and not step.unwrapped.scripts:
+        position = len(step.words)
+    if position < len(owners):
+        return owners[position]
+    return step.command.words[0] if step.command.words else None
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 120 else text[:119] + "…"

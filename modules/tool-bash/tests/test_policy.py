@@ -101,8 +101,10 @@ def test_invalid_regex_pattern_is_reported() -> None:
         CommandPolicy(denied=["re:("])
 
 
-def test_too_deep_nesting_is_refused() -> None:
-    deep = "echo " + "$(" * 12 + "ls" + ")" * 12
+def test_nesting_is_read_deep_and_refused_past_the_limit() -> None:
+    """Twelve levels are read (the sudo at the bottom is found); five hundred are refused, not guessed."""
+    assert CommandPolicy().check("echo " + "$(" * 12 + "sudo ls" + ")" * 12).rule == "privilege-escalation"
+    deep = "echo " + "$(" * 500 + "ls" + ")" * 500
     assert CommandPolicy().check(deep).rule == "too-deep"
 
 
