@@ -117,6 +117,7 @@ class Confinement:
     writable: tuple[str, ...] = ()
     gaps: tuple[str, ...] = field(default=())  # what the policy asks and this kernel cannot enforce
     protected: tuple[tuple[str, str], ...] = ()  # (path, label): places a command must not change
+    watched: tuple[tuple[str, str], ...] = ()  # the project's among them: compared before and after each command
     read_only: tuple[str, ...] = ()  # paths inside the write roots the launcher binds read-only (namespace)
     notes: tuple[str, ...] = ()  # said once, never a reason to refuse (no namespace, temp dir left out)
 
@@ -212,7 +213,7 @@ class Confinement:
 
     def snapshot(self) -> watch.Snapshot:
         """The protected places as they are now; after the command, ``changed`` compares."""
-        return watch.take(self.protected)
+        return watch.take(self.watched)
 
     def changed(self, before: watch.Snapshot) -> str | None:
         """A line naming the protected places that changed since ``before`` (None when none did), whatever
@@ -233,15 +234,18 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
             protect: Iterable[tuple[str, str]] = ()) -> Confinement:
     """Resolve ``policy`` for commands run on behalf of ``workspace`` (absolute; its directory tree is what
     workspace-write may write). The project's protected places (``amplifier_support.protected_paths``) and
-    the (path, label) pairs of ``protect`` (the app's own places) stay read-only where a namespace can be made,
-    and are compared before and after each command either way."""
+    the (path, label) pairs of ``protect`` (the app's own places) stay read-only where a namespace can be made;
+    the project's are compared before and after each command either way (the app's are not: the app itself
+    writes them while commands run)."""
     support = support or sandbox_support()
     real_workspace = os.path.realpath(workspace)
-    places = [(place.path, place.label) for place in protected_places(real_workspace)]
-    places += [(os.path.realpath(path), label) for path, label in protect]
-    protected = tuple(dict(places).items())
+    watched = tuple((place.path, place.label) for place in protected_places(real_workspace))
+    places = dict(watched)
+    for path, label in protect:
+        places.setdefault(os.path.realpath(path), label)
+    protected = tuple(places.items())
     if policy.mode == "off":
-        return Confinement(policy, workspace, support, protected=protected)
+        return Confinement(policy, workspace, support, protected=protected, watched=watched)
     roots = [real_workspace] if policy.mode == "workspace-write" else []
     if policy.mode == "workspace-write":
         roots += [os.path.realpath(os.path.join(workspace, os.path.expanduser(root))) for root in policy.write_roots]
@@ -268,4 +272,5 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     elif not policy.network and not seccomp.supported():
         gaps.append("network: false refuses only TCP on this architecture (UDP, raw and MPTCP sockets are "
                     "not refused)")
-    return Confinement(policy, workspace, support, writable, tuple(gaps), protected, tuple(read_only), tuple(notes))
+    return Confinement(policy, workspace, support, writable, tuple(gaps), protected, watched, tuple(read_only),
+                       tuple(notes))
