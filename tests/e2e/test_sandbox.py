@@ -100,11 +100,13 @@ def test_invalid_sandbox_mode_is_a_usage_error(e2e_api) -> None:
     assert "--sandbox must be one of workspace-write, read-only, off" in result.stderr
 
 
-def test_a_secret_printed_by_a_tool_and_repeated_by_the_model_is_on_no_disk(e2e_api) -> None:
+def test_a_secret_printed_by_a_tool_and_repeated_by_the_model_is_on_no_disk(e2e_api, outside: Path) -> None:
     secret = f"deploy-{uuid.uuid4().hex}"
-    e2e_api.env["DEPLOY_TOKEN"] = secret
+    e2e_api.env["DEPLOY_TOKEN"] = secret  # the command does not get it (credential-like): it reads a key file
+    (outside / "key").write_text(secret)
     server = e2e_api.server
-    server.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo the token is $DEPLOY_TOKEN"})]))
+    command = f"echo the token is $(cat {outside}/key)"
+    server.add(Turn(tool_calls=[ToolCall("bash", {"command": command})]))
     server.add(Turn(text=f"The token is {secret}."))
     _bash_profile(e2e_api)  # no hooks-redaction: the store and the event log mask on their own
     result = e2e_api.run("run", "-P", "shell", "print the token")
