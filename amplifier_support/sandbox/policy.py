@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from amplifier_support.protected_paths import protected_places
+from amplifier_support.protected_paths import PROJECT_ENTRIES, protected_places
 
 from . import landlock, namespace, seccomp, watch
 from .denials import refused_actions
@@ -239,7 +239,13 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     writes them while commands run)."""
     support = support or sandbox_support()
     real_workspace = os.path.realpath(workspace)
-    watched = tuple((place.path, place.label) for place in protected_places(real_workspace))
+    found = [(place.path, place.label) for place in protected_places(real_workspace)]
+    labels = dict(found)
+    for entry in PROJECT_ENTRIES:
+        lexical = os.path.join(real_workspace, entry)
+        if os.path.islink(lexical):  # the link itself can be replaced: a mount follows it, the comparison not
+            found.append((lexical, labels.get(os.path.realpath(lexical), "a protected place")))
+    watched = tuple(found)
     places = dict(watched)
     for path, label in protect:
         places.setdefault(os.path.realpath(path), label)

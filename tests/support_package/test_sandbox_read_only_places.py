@@ -187,3 +187,12 @@ def test_read_only_without_a_namespace_leaves_the_temp_dir_out(tmp_path: Path,
     result = run(confinement, "echo x > f", project)
     assert result.returncode != 0 and not (project / "f").exists()
     assert "read-only" in (confinement.explain(result.stderr, str(project)) or "")
+
+
+def test_a_symlinked_place_replaced_by_a_directory_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "real-config").mkdir()
+    (tmp_path / ".amplifier").symlink_to("real-config")
+    confinement = confine(SandboxPolicy(), str(tmp_path))
+    snapshot = confinement.snapshot()
+    run(confinement, "rm .amplifier && mkdir .amplifier && echo x > .amplifier/settings.yaml", tmp_path)
+    assert "changed .amplifier (amplifier's project config)" in (confinement.changed(snapshot) or "")

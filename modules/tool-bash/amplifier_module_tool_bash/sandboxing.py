@@ -4,7 +4,8 @@ confinement per workspace, the start-up warning, the status other modules and th
 
 Capabilities registered at mount:
 - ``sandbox.status() -> dict``: ``mode``, ``confined``, ``required``, ``network``, ``abi``, ``summary`` (one
-  line), ``warning`` (a line for the user, or None);
+  line), ``warning`` (a line for the user, or None), ``write_roots``, ``read_only`` (the places inside them the
+  namespace keeps read-only);
 - ``sandbox.run_unconfined_once(command) -> bool``: the next call of exactly ``command`` runs outside the
   sandbox. The app calls it when the user picks "Run once outside the sandbox" at an approval prompt. A grant
   not used by the call it was given for is dropped at the next bash ``tool:pre``.
@@ -117,6 +118,7 @@ class ToolSandbox:
             "network": self.policy.network, "abi": confinement.support.abi, "summary": confinement.describe(),
             "warning": self.warning(workspace), "write_roots": [path for path in confinement.writable
                                                               if path not in WRITABLE_DEVICES],
+            "read_only": list(confinement.read_only) if confinement.namespace else [],
         }
 
     def grant_unconfined_once(self, command: str) -> bool:
