@@ -19,10 +19,11 @@ Usage::
     note = confinement.explain(output, cwd)                 # "Blocked by the sandbox ...: refused ..." or None
 
 Modes: ``workspace-write`` (write only beneath the workspace, ``write_roots``, the temp dirs and a few device
-files such as /dev/null), ``read-only`` (the temp dirs and those devices only), ``off`` (unconfined; ``warning``
-says so). Reading and executing are never restricted. ``network=False`` refuses TCP connect and bind (Landlock
-ABI >= 4) and every other IP socket (UDP, raw, MPTCP: a seccomp filter, x86_64 and aarch64). In every confined
-mode abstract unix sockets outside the sandbox are refused (ABI >= 6); named unix sockets are not covered.
+files such as /dev/null), ``read-only`` (the temp dirs and those devices only; a workspace under a temp dir stays
+read-only: bound so in the namespace, or that temp dir is left out), ``off`` (unconfined; ``warning`` says so).
+Reading and executing are never restricted. ``network=False`` refuses TCP connect and bind (Landlock ABI >= 4)
+and every other IP socket (UDP, raw, MPTCP: a seccomp filter, x86_64 and aarch64). In every confined mode
+abstract unix sockets outside the sandbox are refused (ABI >= 6); named unix sockets are not covered.
 Every confined command also runs with no_new_privs, so setuid programs (sudo) gain nothing,
 and without capabilities (started by root, it keeps root's file ownership but none of its powers); it
 cannot make setuid/setgid files (a seccomp filter, x86_64 and aarch64).
