@@ -3,8 +3,9 @@
 In the kernel because three parties persist session data and none may write a secret: hooks-logging
 (events.jsonl), hooks-redaction (what observers see) and the app's session store (transcript, exports).
 Each asks ``SecretValues`` the same question. Which values count as secrets is decided by the caller; the
-names of environment variables that hold secrets by convention (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
-...) are offered by ``secret_environment``.
+variables whose names say they hold secrets (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ...: the one rule of
+``amplifier_support.credentials``, which also keeps them from shell commands and hooks) are offered by
+``secret_environment``.
 
 Capability ``secrets.values`` (a ``{NAME: value}`` dict) is how an app hands modules the extra values it
 knows to be secret (e.g. what a profile reads through ``${VAR}`` into a key-like config field).
@@ -17,10 +18,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .credentials import is_credential_name
+
 SECRETS_CAPABILITY = "secrets.values"
 MIN_SECRET_LENGTH = 8  # shorter values are too likely to be ordinary text ("true", a port number)
-SECRET_ENV_NAME = re.compile(r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|PASSWORD|PASSWD)$",
-                             re.IGNORECASE)
 KEY_LIKE_FIELD = re.compile(r"(?:^|[_-])(?:api[_-]?key|key|token|secret|password|passwd|credentials?|auth|"
                             r"authorization|private[_-]?key)$", re.IGNORECASE)
 
@@ -33,7 +34,7 @@ def secret_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
     """The variables of ``environ`` (default ``os.environ``) whose names say they hold a secret."""
     source = os.environ if environ is None else environ
     return {name: value for name, value in source.items()
-            if SECRET_ENV_NAME.search(name) and isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH}
+            if is_credential_name(name) and isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH}
 
 
 class SecretValues:

@@ -1,11 +1,14 @@
 """Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
 
-SPEC is JSON ``{"write": [paths], "deny_network": bool}``. The launcher sets no_new_privs, enforces a
-Landlock ruleset (writes only beneath ``write``; TCP refused with ``deny_network``) and a seccomp filter
-(``seccomp.py``: no setuid/setgid files; every IP socket refused with ``deny_network``), drops every
-capability (root's too) and replaces itself with PROGRAM, which inherits the confinement, as does everything
-PROGRAM starts. It fails closed: when the ruleset
-cannot be enforced it prints why and exits 126 without running PROGRAM.
+SPEC is JSON ``{"write": [paths], "deny_network": bool, "read_only": [paths], "namespace": bool,
+"strict": bool}``. The launcher sets no_new_privs; with ``namespace`` it enters a user + mount namespace and
+binds each existing ``read_only`` path read-only (``namespace.py``; when that fails it says so on stderr and
+goes on, unless ``strict``: then it refuses as below). Then it enforces a Landlock ruleset (writes only
+beneath ``write``; TCP refused with ``deny_network``) and a seccomp filter (``seccomp.py``: no setuid/setgid
+files; every IP socket refused with ``deny_network``), drops every capability (root's too, and those the user
+namespace gave) and replaces itself with PROGRAM, which inherits the confinement, as does everything PROGRAM
+starts. It fails closed: when the ruleset cannot be enforced it prints why and exits 126 without running
+PROGRAM.
 
 A separate process rather than a ``preexec_fn``: code between fork and exec in a threaded Python (the app
 warms up SDK imports in threads) can deadlock, and asyncio's subprocess transports run fork_exec themselves.
@@ -23,7 +26,8 @@ EXIT_CANNOT_CONFINE = 126
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock  # this directory's landlock.py and seccomp.py; stdlib only
+    import landlock  # this directory's landlock.py, namespace.py and seccomp.py; stdlib only
+    import namespace
     import seccomp
 
     if len(argv) < 3 or argv[1] != "--":
@@ -33,6 +37,9 @@ def main(argv: list[str]) -> int:
         spec = json.loads(argv[0])
         writable = [str(path) for path in spec["write"]]
         deny_network = bool(spec.get("deny_network", False))
+        read_only = [str(path) for path in spec.get("read_only", [])]
+        use_namespace = bool(spec.get("namespace", False)) and bool(read_only)
+        strict = bool(spec.get("strict", False))
     except (ValueError, KeyError, TypeError) as error:
         print(f"amplifier sandbox: bad SPEC: {error}", file=sys.stderr)
         return 2
@@ -42,6 +49,16 @@ def main(argv: list[str]) -> int:
         return EXIT_CANNOT_CONFINE
     try:
         landlock.set_no_new_privs()
+        if use_namespace:  # before Landlock, which refuses every mount
+            try:
+                namespace.protect(read_only, writable)
+            except OSError as error:
+                if strict or getattr(error, "entered", False):
+                    raise
+                if isinstance(error, namespace.NamespaceError):  # else: started inside a sandbox (it may not
+                    # even map its uid), whose read-only mounts it keeps
+                    print("amplifier sandbox: protected places are not read-only for this command: "
+                          f"{error.strerror}", file=sys.stderr)
         landlock.restrict_self(abi, writable, deny_network)
         landlock.drop_capabilities()
         if seccomp.supported():  # elsewhere the caller reported the gap

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from . import landlock, seccomp
+from amplifier_support.protected_paths import PROJECT_ENTRIES, protected_places
+
+from . import landlock, namespace, seccomp, watch
 from .denials import refused_actions
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
@@ -18,6 +22,9 @@ MODES: tuple[str, ...] = ("workspace-write", "read-only", "off")
 # Device files every program expects to write (``> /dev/null``); granted in every confined mode.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 _LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
+_NAMESPACE_PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "namespace.py")
+_probed: dict[str, str] = {}  # test switch value -> why no namespace ("" = one can be made)
+WORKSPACE_LABEL = "the project (read-only mode)"
 
 
 def temp_dirs() -> list[str]:
@@ -47,20 +54,47 @@ class SandboxPolicy:
 
 @dataclass(frozen=True)
 class SandboxSupport:
-    """What this kernel offers: the Landlock ABI (0 = none) and, when 0, why."""
+    """What this kernel offers: the Landlock ABI (0 = none) and, when 0, why; and whether a user + mount
+    namespace can be made (for read-only places inside write roots) and, when not, why."""
 
     abi: int
     reason: str = ""
+    namespace_reason: str = ""
 
     @property
     def available(self) -> bool:
         return self.abi >= 1
 
+    @property
+    def namespaces(self) -> bool:
+        return not self.namespace_reason
+
+
+def namespace_support() -> str:
+    """Why no user + mount namespace with a read-only bind can be made here ("" when it can). Tried once per
+    process in a child (``python -I -S namespace.py``: no fork of this threaded process); the environment
+    variable ``AMPLIFIER_SANDBOX_FORCE_NO_NAMESPACE=1`` answers "no" (for tests of that path only)."""
+    forced = os.environ.get(namespace.FORCE_NO_NAMESPACE_ENV, "")
+    if forced not in ("", "0"):
+        return f"{namespace.FORCE_NO_NAMESPACE_ENV} is set (a test switch)"
+    if not sys.platform.startswith("linux"):
+        return f"mount namespaces are a Linux feature; this system is {sys.platform}"
+    if forced not in _probed:
+        try:
+            done = subprocess.run([sys.executable, "-I", "-S", _NAMESPACE_PROBE], capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=10)
+            why = "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["refused"])[-1]
+        except (OSError, subprocess.SubprocessError) as error:
+            why = str(error)
+        _probed[forced] = f"unshare or mount refused ({why})" if why else ""
+    return _probed[forced]
+
 
 def sandbox_support() -> SandboxSupport:
-    """Ask the kernel now (one syscall; not cached so the test switch in the environment is honoured)."""
+    """Ask the kernel now (one syscall, and the namespace probe once per process; the test switches in the
+    environment are honoured)."""
     abi, reason = landlock.abi_version()
-    return SandboxSupport(abi, reason)
+    return SandboxSupport(abi, reason, namespace_support() if abi >= 1 else "")
 
 
 def landlock_abi() -> int:
@@ -82,11 +116,25 @@ class Confinement:
     support: SandboxSupport
     writable: tuple[str, ...] = ()
     gaps: tuple[str, ...] = field(default=())  # what the policy asks and this kernel cannot enforce
+    protected: tuple[tuple[str, str], ...] = ()  # (path, label): places a command must not change
+    watched: tuple[tuple[str, str], ...] = ()  # the project's among them: compared before and after each command
+    read_only: tuple[str, ...] = ()  # paths inside the write roots the launcher binds read-only (namespace)
+    notes: tuple[str, ...] = ()  # said once, never a reason to refuse (no namespace, temp dir left out)
 
     @property
     def confined(self) -> bool:
         """True when commands are started under Landlock."""
         return self.policy.mode != "off" and self.support.available
+
+    @property
+    def namespace(self) -> bool:
+        """True when the launcher makes ``read_only`` read-only in a mount namespace."""
+        return self.confined and self.support.namespaces and bool(self.read_only)
+
+    @property
+    def workspace_read_only(self) -> bool:
+        """read-only mode with the workspace inside a write root (the temp dir): the namespace binds it."""
+        return self.namespace and os.path.realpath(self.workspace) in self.read_only
 
     def refusal(self) -> str | None:
         """The message to return instead of running, when the policy is ``required`` and not fully enforced."""
@@ -99,28 +147,40 @@ class Confinement:
         """One line for the user at start (and in a status view) when commands run with less than asked."""
         if self.policy.mode == "off":
             return "sandbox off: shell commands run with your full permissions (no OS confinement)."
-        if not self.gaps:
-            return None
-        if self.policy.required:
-            return "sandbox required but " + "; ".join(self.gaps) + ": shell commands will be refused."
-        return "sandbox not fully enforced: " + "; ".join(self.gaps) + "."
+        lines = []
+        if self.gaps:
+            if self.policy.required:
+                lines.append("sandbox required but " + "; ".join(self.gaps) + ": shell commands will be refused.")
+            else:
+                lines.append("sandbox not fully enforced: " + "; ".join(self.gaps) + ".")
+        if self.confined:
+            lines += [f"sandbox: {note}." for note in self.notes]
+        return " ".join(lines) or None
 
     def describe(self) -> str:
-        """A one-line summary: mode, kernel support, write roots, network."""
+        """A one-line summary: mode, kernel support, write roots, read-only places, network."""
         if self.policy.mode == "off":
             return "off (commands unconfined)"
         if not self.confined:
             return f"{self.policy.mode} requested, NOT enforced: {self.support.reason}"
         where = ", ".join(path for path in self.writable if path not in WRITABLE_DEVICES)
         net = "allowed" if self.policy.network else ("refused" if self.support.abi >= 4 else "NOT refused")
-        return f"{self.policy.mode} (Landlock ABI {self.support.abi}): writes only in {where}; network {net}"
+        text = f"{self.policy.mode} (Landlock ABI {self.support.abi}): writes only in {where}"
+        if self.namespace:
+            text += "; read-only inside them: " + ", ".join(self.read_only) + " (mount namespace)"
+        elif self.protected:
+            text += "; protected places NOT read-only (no mount namespace): changes reported after each command"
+        return f"{text}; network {net}"
 
     def rule(self) -> str:
         """The rule a refusal broke, named for the model and the user."""
         roots = ", ".join(path for path in self.writable if path not in WRITABLE_DEVICES)
         if self.policy.mode == "read-only":
             return f"sandbox read-only: no writes except in the temp dir ({roots})"
-        return f"sandbox workspace-write: writes only in {roots}"
+        text = f"sandbox workspace-write: writes only in {roots}"
+        if self.namespace:
+            text += "; amplifier's project config, .mcp.json and git's hooks and config are read-only"
+        return text
 
     def explain(self, output: str, cwd: str) -> str | None:
         """When ``output`` shows the sandbox refused something: one plain message saying what and by which
@@ -128,7 +188,12 @@ class Confinement:
         if not self.confined:
             return None
         network_refused = not self.policy.network and self.support.abi >= 4
-        refused = refused_actions(output, cwd, self.writable, network_refused)
+        read_only = {}
+        if self.namespace:
+            read_only = {path: label for path, label in self.protected if path in self.read_only}
+            if self.workspace_read_only:
+                read_only[os.path.realpath(self.workspace)] = WORKSPACE_LABEL
+        refused = refused_actions(output, cwd, self.writable, network_refused, read_only)
         if not refused:
             return None
         rules = [self.rule()] + (["network: false (IP sockets refused)"] if network_refused else [])
@@ -141,21 +206,70 @@ class Confinement:
         (exit 126 and a message) if it cannot enforce the ruleset when the command starts."""
         if not self.confined:
             return list(argv)
-        spec = json.dumps({"write": list(self.writable),
-                           "deny_network": not self.policy.network})
-        return [sys.executable, "-I", "-S", _LAUNCHER, spec, "--", *argv]
+        spec = {"write": list(self.writable), "deny_network": not self.policy.network}
+        if self.namespace:
+            spec.update(read_only=list(self.read_only), namespace=True, strict=self.workspace_read_only)
+        return [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(spec), "--", *argv]
+
+    def snapshot(self) -> watch.Snapshot:
+        """The protected places as they are now; after the command, ``changed`` compares."""
+        return watch.take(self.watched)
+
+    def changed(self, before: watch.Snapshot) -> str | None:
+        """A line naming the protected places that changed since ``before`` (None when none did), whatever
+        changed them: the namespace keeps existing places read-only, not a place that did not exist yet, and
+        without a namespace nothing does."""
+        found = watch.changes(before, self.snapshot(), os.path.realpath(self.workspace))
+        if not found:
+            return None
+        return ("protected places changed while this command ran: " + "; ".join(found) + ". They decide what "
+                "the next session runs and trusts: check them (cat, git diff) before trusting this project again.")
 
 
-def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | None = None) -> Confinement:
+def _inside(path: str, roots: Iterable[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | None = None,
+            protect: Iterable[tuple[str, str]] = ()) -> Confinement:
     """Resolve ``policy`` for commands run on behalf of ``workspace`` (absolute; its directory tree is what
-    workspace-write may write)."""
+    workspace-write may write). The project's protected places (``amplifier_support.protected_paths``) and
+    the (path, label) pairs of ``protect`` (the app's own places) stay read-only where a namespace can be made;
+    the project's are compared before and after each command either way (the app's are not: the app itself
+    writes them while commands run)."""
     support = support or sandbox_support()
+    real_workspace = os.path.realpath(workspace)
+    found = [(place.path, place.label) for place in protected_places(real_workspace)]
+    labels = dict(found)
+    for entry in PROJECT_ENTRIES:
+        lexical = os.path.join(real_workspace, entry)
+        if os.path.islink(lexical):  # the link itself can be replaced: a mount follows it, the comparison not
+            found.append((lexical, labels.get(os.path.realpath(lexical), "a protected place")))
+    watched = tuple(found)
+    places = dict(watched)
+    for path, label in protect:
+        places.setdefault(os.path.realpath(path), label)
+    protected = tuple(places.items())
     if policy.mode == "off":
-        return Confinement(policy, workspace, support)
-    roots = [os.path.realpath(workspace)] if policy.mode == "workspace-write" else []
+        return Confinement(policy, workspace, support, protected=protected, watched=watched)
+    roots = [real_workspace] if policy.mode == "workspace-write" else []
     if policy.mode == "workspace-write":
         roots += [os.path.realpath(os.path.join(workspace, os.path.expanduser(root))) for root in policy.write_roots]
-    writable = _unique([*roots, *temp_dirs(), *WRITABLE_DEVICES])
+    temps = temp_dirs()
+    notes: list[str] = []
+    namespaces = support.available and support.namespaces
+    if policy.mode == "read-only" and not namespaces and _inside(real_workspace, temps):
+        temps = [temp for temp in temps if not _inside(real_workspace, [temp])]
+        notes.append(f"read-only: the temp dir is not writable either, since the project lies in it and no mount "
+                     f"namespace can make the project alone read-only ({support.namespace_reason})")
+    writable = _unique([*roots, *temps, *WRITABLE_DEVICES])
+    read_only = [path for path, _ in protected if _inside(path, writable)]
+    if policy.mode == "read-only" and _inside(real_workspace, writable):
+        read_only.insert(0, real_workspace)
+    if read_only and support.available and not support.namespaces and policy.mode == "workspace-write":
+        notes.append("amplifier's project config, .mcp.json and git's hooks and config are NOT read-only for "
+                     f"commands: no mount namespace ({support.namespace_reason}); each command's changes to them "
+                     "are reported in its result")
     gaps: list[str] = []
     if not support.available:
         gaps.append(support.reason)
@@ -164,4 +278,5 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     elif not policy.network and not seccomp.supported():
         gaps.append("network: false refuses only TCP on this architecture (UDP, raw and MPTCP sockets are "
                     "not refused)")
-    return Confinement(policy, workspace, support, writable, tuple(gaps))
+    return Confinement(policy, workspace, support, writable, tuple(gaps), protected, watched, tuple(read_only),
+                       tuple(notes))

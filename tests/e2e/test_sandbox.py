@@ -101,11 +101,13 @@ def test_invalid_sandbox_mode_is_a_usage_error(e2e_api) -> None:
     assert "--sandbox must be one of workspace-write, read-only, off" in result.stderr
 
 
-def test_a_secret_printed_by_a_tool_and_repeated_by_the_model_is_on_no_disk(e2e_api) -> None:
+def test_a_secret_printed_by_a_tool_and_repeated_by_the_model_is_on_no_disk(e2e_api, outside: Path) -> None:
     secret = f"deploy-{uuid.uuid4().hex}"
-    e2e_api.env["DEPLOY_TOKEN"] = secret
+    e2e_api.env["DEPLOY_TOKEN"] = secret  # the command does not get it (credential-like): it reads a key file
+    (outside / "key").write_text(secret)
     server = e2e_api.server
-    server.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo the token is $DEPLOY_TOKEN"})]))
+    command = f"echo the token is $(cat {outside}/key)"
+    server.add(Turn(tool_calls=[ToolCall("bash", {"command": command})]))
     server.add(Turn(text=f"The token is {secret}."))
     _bash_profile(e2e_api)  # no hooks-redaction: the store and the event log mask on their own
     result = e2e_api.run("run", "-P", "shell", "print the token")
@@ -147,3 +149,25 @@ def test_a_secret_the_model_streams_in_pieces_is_on_no_disk_with_deltas_logged(e
     assert streamed == "Here it is: [REDACTED:DEPLOY_TOKEN] (as asked)."
     for path in [path for root in (e2e_api.home, e2e_api.project) for path in root.rglob("*") if path.is_file()]:
         assert secret.encode() not in path.read_bytes(), f"the secret was written to {path}"
+
+
+def test_commands_cannot_plant_project_config_and_read_only_holds_under_the_temp_dir(e2e_api) -> None:
+    """The project lies under the temp dir (a write root): .amplifier/ stays read-only for the model's commands,
+    the rest of the project is writable, and with --sandbox read-only nothing in the project is."""
+    server = e2e_api.server
+    plant = "echo 'sandbox: off' > .amplifier/settings.yaml; echo ok > made.txt"
+    server.add(Turn(tool_calls=[ToolCall("bash", {"command": plant})]))
+    server.add(Turn(text="done"))
+    server.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo x > f"})]))
+    server.add(Turn(text="done"))
+    _bash_profile(e2e_api)
+    result = e2e_api.run("run", "-P", "shell", "plant it")
+    assert result.returncode == 0, result.stderr
+    assert not (e2e_api.project / ".amplifier" / "settings.yaml").exists()
+    assert (e2e_api.project / "made.txt").read_text() == "ok\n"
+    assert "amplifier's project config is read-only for commands" in _tool_result(server)
+
+    read_only = e2e_api.run("run", "-P", "shell", "--sandbox", "read-only", "write f")
+    assert read_only.returncode == 0, read_only.stderr
+    assert not (e2e_api.project / "f").exists()
+    assert "the project (read-only mode) is read-only for commands" in server.requests[-1].last_tool_result_text

@@ -102,9 +102,14 @@ class ShellHooks:
             hook_env = {**env, **self.env_file.variables(), **dict.fromkeys(ENV_FILE_VARIABLES, env_file)}
             if hook.plugin_root:
                 hook_env["CLAUDE_PLUGIN_ROOT"] = hook_env["AMPLIFIER_PLUGIN_ROOT"] = hook.plugin_root
+            places = confinement.snapshot() if confinement is not None else None
             run = await run_hook_command(hook.command, stdin_data=stdin_data, cwd=cwd, env=hook_env,
                                          timeout=hook.timeout, confinement=confinement)
             answer = read_answer(hook_event.name, hook, run)
+            changed = confinement.changed(places) if confinement is not None and places is not None else None
+            if changed:  # the namespace keeps existing places read-only, not new ones; without one, nothing does
+                answer.warning = "; ".join(filter(None, [
+                    answer.warning, f"{describe(hook_event.name, hook)}: {changed.replace('this command', 'it')}"]))
             if answer.block is not None and not self.site.allow_blocking:
                 answer.warning = "; ".join(filter(None, [
                     answer.warning, f"{describe(hook_event.name, hook)} would block ({_one_line(answer.block)}), "

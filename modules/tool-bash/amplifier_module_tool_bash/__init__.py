@@ -1,7 +1,8 @@
 """tool-bash: run shell commands for the agent, safely bounded.
 
 Every command runs with ``bash -c`` in its own process group, stdin from /dev/null, in the session's working
-directory, confined by the OS sandbox (``sandbox`` config; Landlock + no_new_privs, see sandboxing.py).
+directory, confined by the OS sandbox (``sandbox`` config; Landlock + no_new_privs, see sandboxing.py), without
+credential-like environment variables (``pass_env`` names those it may see).
 A timeout or an immediate cancellation ends the whole group and keeps the partial output. A safety policy
 checks every command the line could run first (see policy.py and amplifier_support.shell), off the event
 loop and within POLICY_CHECK_SECONDS.
@@ -22,6 +23,10 @@ from pydantic import Field, field_validator
 from amplifier_core.events import POLICY_VIOLATION, TOOL_PRE
 from amplifier_core.models import ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.credentials import passed, without_credentials
+from amplifier_support.sandbox import Confinement
+from amplifier_support.sandbox.watch import Snapshot
+from amplifier_support.secret_values import SECRETS_CAPABILITY
 
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
 from .process_runner import RunOutcome, end_background, end_group, run_in_group, shell_argv, start_background
@@ -60,6 +65,8 @@ class BashConfig(ModuleConfig):
     max_concurrent: int | None = Field(default=None, ge=1)
     require_approval: bool = False
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    pass_env: list[str] = Field(default_factory=list)
+    """Names (or globs) of credential-like environment variables commands may see anyway."""
 
     @field_validator("allowed_commands", "denied_commands")
     @classmethod
@@ -74,6 +81,8 @@ class _BackgroundJob:
     process: Any
     log: IO[bytes]  # an unnamed temp file (O_TMPFILE): the raw output, secrets included, is in no named file
     read_offset: int = 0
+    confinement: Confinement | None = None  # to compare the protected places with ``places`` at each read
+    places: Snapshot | None = None
 
 
 def _error(message: str, output: str | None = None, **details: Any) -> ToolResult:
@@ -160,7 +169,22 @@ class BashTool:
         return base
 
     def _environment(self) -> dict[str, str]:
-        return {**os.environ, **_QUIET_ENV}
+        """Ours, without credential-like variables (``amplifier_support.credentials``) and without any variable
+        holding a value the app knows to be secret (capability ``secrets.values``: a provider key under any
+        name), unless ``pass_env`` names it; plus the quiet pager settings."""
+        known: dict[str, str] = {}
+        getter = getattr(self.coordinator, "get_capability", None)
+        try:
+            given = getter(SECRETS_CAPABILITY) if callable(getter) else None
+        except Exception:  # a coordinator without capabilities
+            given = None
+        if isinstance(given, dict):
+            known = {str(name): value for name, value in given.items() if isinstance(value, str) and value}
+        pass_env = self.config.pass_env
+        env = without_credentials(os.environ, pass_env, known)
+        values = set(known.values())
+        env = {name: value for name, value in env.items() if value not in values or passed(name, pass_env)}
+        return {**env, **_QUIET_ENV}
 
     # -- execute -------------------------------------------------------------------------------------
     async def execute(self, input: dict[str, Any]) -> ToolResult:
@@ -204,17 +228,19 @@ class BashTool:
             return _error(refusal, rule="sandbox.required")
         argv = shell_argv(command) if unconfined else confinement.argv(shell_argv(command))
         if input.get("run_in_background"):
-            return self._start_job(command, argv, cwd)
+            return self._start_job(command, argv, cwd, confinement)
         if self.config.max_concurrent is not None and len(self._running) >= self.config.max_concurrent:
             return _error(f"Not run: {len(self._running)} bash commands are already running (max_concurrent = "
                           f"{self.config.max_concurrent}); wait for one to finish.")
+        places = confinement.snapshot()
         outcome = await self._run(argv, cwd, timeout)
         sandbox_note = None
         if unconfined:
             sandbox_note = "[ran outside the sandbox: the user approved this once]"
         else:  # also on exit 0: a script may go on after a refused write
             sandbox_note = confinement.explain(outcome.output, cwd)
-        return self._result(outcome, timeout, sandbox_note, confinement if not unconfined else None)
+        return self._result(outcome, timeout, sandbox_note, confinement if not unconfined else None,
+                            confinement.changed(places))
 
     def _refusal(self, decision: PolicyDecision) -> str:
         return (f"Blocked by the bash safety policy (profile {self.config.safety_profile}, rule {decision.rule}): "
@@ -258,7 +284,7 @@ class BashTool:
         return outcome
 
     def _result(self, outcome: RunOutcome, timeout: float, sandbox_note: str | None = None,
-                confinement: Any = None) -> ToolResult:
+                confinement: Any = None, places_changed: str | None = None) -> ToolResult:
         text = outcome.output if outcome.output else "(no output)"
         notes = []
         if outcome.timed_out:
@@ -280,6 +306,8 @@ class BashTool:
             if message and confinement is not None:  # a refusal explained: say it first
                 message = f"{message} {sandbox_note}"
                 details["sandbox"] = {"mode": confinement.policy.mode, "rule": confinement.rule()}
+        if places_changed:
+            notes.append(f"[{places_changed}]")
         if outcome.lingering_pgid is not None:
             notes.append(f"[note: processes it started are still running (process group {outcome.lingering_pgid}); "
                          "they are stopped when the session ends. Use run_in_background for servers.]")
@@ -290,16 +318,17 @@ class BashTool:
         return ToolResult(success=True, output=output)
 
     # -- background jobs -----------------------------------------------------------------------------
-    def _start_job(self, command: str, argv: list[str], cwd: str) -> ToolResult:
+    def _start_job(self, command: str, argv: list[str], cwd: str, confinement: Confinement) -> ToolResult:
         self._job_counter += 1
         job_id = f"bg{self._job_counter}"
         log = tempfile.TemporaryFile(prefix="amplifier-bash-")  # closed at cleanup
+        places = confinement.snapshot()
         try:
             process = start_background(argv, cwd=cwd, env=self._environment(), log=log)
         except BaseException:
             log.close()
             raise
-        self.jobs[job_id] = _BackgroundJob(job_id, command, process, log)
+        self.jobs[job_id] = _BackgroundJob(job_id, command, process, log, confinement=confinement, places=places)
         return ToolResult(success=True, output=(
             f"Started in the background as {job_id} (pid {process.pid}). Read its output with bash_output "
             f"(id {job_id!r}); it is stopped when the session ends."))
@@ -334,6 +363,12 @@ class BashTool:
             data = data[-limit:]
         text = data.decode("utf-8", errors="replace")
         body = note + text if text else "(no new output)"
+        if job.confinement is not None and job.places is not None:  # each change reported once, at the next read
+            now = job.confinement.snapshot()
+            changed = job.confinement.changed(job.places)
+            job.places = now
+            if changed:
+                body = f"{body.rstrip()}\n[{changed.replace('this command ran', 'this job ran')}]"
         return ToolResult(success=True, output=f"{job_id} ({job.command!r}): {status}\n{body}")
 
     async def cleanup(self) -> None:

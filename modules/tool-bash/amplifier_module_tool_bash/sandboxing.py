@@ -4,7 +4,8 @@ confinement per workspace, the start-up warning, the status other modules and th
 
 Capabilities registered at mount:
 - ``sandbox.status() -> dict``: ``mode``, ``confined``, ``required``, ``network``, ``abi``, ``summary`` (one
-  line), ``warning`` (a line for the user, or None);
+  line), ``warning`` (a line for the user, or None), ``write_roots``, ``read_only`` (the places inside them the
+  namespace keeps read-only);
 - ``sandbox.run_unconfined_once(command) -> bool``: the next call of exactly ``command`` runs outside the
   sandbox. The app calls it when the user picks "Run once outside the sandbox" at an approval prompt. A grant
   not used by the call it was given for is dropped at the next bash ``tool:pre``.
@@ -33,7 +34,8 @@ SandboxConfig = SandboxSettings
 
 # The app's own places (capabilities it registers) that a confined command must not be able to change: with
 # them inside a write root, a command could save approval rules or `sandbox: off` for later sessions, or rewrite
-# the session record it is resumed from. Landlock cannot carve a directory out of a write root, so: a warning.
+# the session record it is resumed from. The sandbox keeps them read-only with the project's own protected places
+# (a mount namespace); where no namespace can be made, Landlock cannot carve them out, so: a warning.
 PROTECTED_PLACES = (
     ("app.user_config_dir", "amplifier's settings (approval rules, sandbox mode)"),
     ("session.dir", "the session records"),
@@ -64,7 +66,7 @@ class ToolSandbox:
     def __init__(self, config: SandboxConfig, places: dict[str, str] | None = None) -> None:
         self.config = config
         self.policy = config.policy()
-        self._confinements: dict[str, Confinement] = {}
+        self._confinements: dict[tuple[str, tuple[tuple[str, str], ...]], Confinement] = {}
         self._unconfined_once: set[str] = set()
         self.places = dict(places or {})  # label -> absolute path of the app's own places (PROTECTED_PLACES)
 
@@ -78,7 +80,7 @@ class ToolSandbox:
         for label, place in self.places.items():
             real = os.path.realpath(place)
             root = next((root for root in roots if _inside(real, root)), None)
-            if root is not None:
+            if root is not None and not (confinement.namespace and real in confinement.read_only):
                 found.append(f"{real} ({label}, inside the write root {root})")
         if not found:
             return None
@@ -91,9 +93,14 @@ class ToolSandbox:
         return " ".join(lines) or None
 
     def for_workspace(self, workspace: str) -> Confinement:
-        confinement = self._confinements.get(workspace)
+        """The confinement of ``workspace``: the project's protected places and the app's own places (``places``)
+        read-only for commands where a namespace can be made."""
+        key = (workspace, tuple(sorted(self.places.items())))
+        confinement = self._confinements.get(key)
         if confinement is None:
-            confinement = self._confinements[workspace] = confine(self.policy, os.path.abspath(workspace))
+            protect = [(path, label) for label, path in self.places.items()]
+            confinement = self._confinements[key] = confine(self.policy, os.path.abspath(workspace),
+                                                            protect=protect)
         return confinement
 
     def warn_once(self, workspace: str) -> str | None:
@@ -111,6 +118,7 @@ class ToolSandbox:
             "network": self.policy.network, "abi": confinement.support.abi, "summary": confinement.describe(),
             "warning": self.warning(workspace), "write_roots": [path for path in confinement.writable
                                                               if path not in WRITABLE_DEVICES],
+            "read_only": list(confinement.read_only) if confinement.namespace else [],
         }
 
     def grant_unconfined_once(self, command: str) -> bool:

@@ -206,7 +206,7 @@ async def test_a_background_jobs_raw_output_is_in_no_named_file(coordinator: Mod
     """The output is read before it is masked; a log file with a name would keep a printed key on disk (also
     after a crash, when cleanup never runs)."""
     monkeypatch.setenv("JOB_TOKEN", "job-token-value-42")
-    cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2})
+    cleanup = await mount(coordinator, {"kill_grace_seconds": 0.2, "pass_env": ["JOB_TOKEN"]})
     bash = coordinator.get("tools", "bash")
     ready = tmp_path / "ready"
     os.mkfifo(ready)

@@ -17,7 +17,7 @@ from amplifier_module_tool_bash import BashConfig, mount
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.events import TOOL_PRE
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
-from amplifier_support.sandbox import FORCE_UNAVAILABLE_ENV
+from amplifier_support.sandbox import FORCE_NO_NAMESPACE_ENV, FORCE_UNAVAILABLE_ENV
 
 
 @pytest.fixture
@@ -194,17 +194,37 @@ def test_sandbox_config_shapes() -> None:
         parse_module_config(BashConfig, {"sandbox": {"mode": "off", "netwrk": True}}, "tool-bash")
 
 
-async def test_a_warning_says_when_amplifiers_own_settings_or_sessions_are_inside_a_write_root(
-        workdir: Path, outside: Path) -> None:
-    """Run from the home directory, the workspace holds amplifier's settings (approval rules): a confined
-    command can write them, and Landlock cannot carve them out, so the user is told."""
+async def _mounted_in_home(workdir: Path, outside: Path) -> tuple[ModuleCoordinator, Path, object]:
+    """Run from the home directory: the workspace holds amplifier's settings (approval rules)."""
     coordinator = ModuleCoordinator(session=None)
     coordinator.register_capability("session.working_dir", str(workdir))
     config_dir = workdir / ".config" / "amplifier"
     config_dir.mkdir(parents=True)
     coordinator.register_capability("app.user_config_dir", str(config_dir))
     coordinator.register_capability("session.dir", str(outside / "sessions" / "s1"))
-    cleanup = await mount(coordinator, {})
+    return coordinator, config_dir, await mount(coordinator, {})
+
+
+async def test_amplifiers_own_settings_inside_a_write_root_are_read_only_for_commands(
+        workdir: Path, outside: Path) -> None:
+    coordinator, config_dir, cleanup = await _mounted_in_home(workdir, outside)
+    try:
+        bash = coordinator.get("tools", "bash")
+        refused = await bash.execute({"command": "echo 'approval: {rules: []}' > .config/amplifier/settings.yaml"})
+        assert not refused.success and not (config_dir / "settings.yaml").exists()
+        assert "amplifier's settings (approval rules, sandbox mode) is read-only for commands" in \
+            refused.error["message"]
+        assert coordinator.get_capability("sandbox.status")()["warning"] is None
+        assert (await bash.execute({"command": "echo ok > .config/other.txt"})).success
+    finally:
+        await cleanup()
+
+
+async def test_without_a_namespace_a_warning_says_amplifiers_own_settings_are_writable(
+        workdir: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Landlock alone cannot carve them out of the workspace, so the user is told."""
+    monkeypatch.setenv(FORCE_NO_NAMESPACE_ENV, "1")
+    coordinator, config_dir, cleanup = await _mounted_in_home(workdir, outside)
     try:
         bash = coordinator.get("tools", "bash")
         wrote = await bash.execute({"command": "echo 'approval: {rules: []}' > .config/amplifier/settings.yaml"})
@@ -220,7 +240,7 @@ async def test_a_warning_says_when_amplifiers_own_settings_or_sessions_are_insid
     coordinator.register_capability("app.user_config_dir", str(outside / "config"))
     cleanup = await mount(coordinator, {})
     try:
-        assert coordinator.get_capability("sandbox.status")()["warning"] is None
+        assert "can write" not in (coordinator.get_capability("sandbox.status")()["warning"] or "")
     finally:
         await cleanup()
 

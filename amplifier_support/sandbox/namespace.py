@@ -1,0 +1,150 @@
+"""Read-only places inside write roots: a private user + mount namespace with read-only bind mounts.
+
+Landlock grants writes to whole directory trees and cannot take a subdirectory (``.git/hooks``, ``.amplifier``)
+out of a write root. A mount can: in a mount namespace of its own, the launcher binds each such place onto
+itself and remounts the bind read-only (EROFS for every create, write, delete and rename in it), as bubblewrap
+does. The user namespace is what lets an unprivileged process do that; it maps only the caller's own uid and
+gid, so files keep their owners.
+
+Why the command cannot undo it: mounts are made before Landlock (a Landlock domain refuses mount, umount and
+remount), and the launcher then drops every capability the namespace gave it. A read-only place cannot be
+renamed or removed (EBUSY: it is a mount point), and neither can the directories that hold it inside the write
+roots (``.git`` itself, a project under the temp dir): each is bound onto itself, so ``mv .git x; mkdir .git``
+cannot put a writable ``.git/hooks`` where git looks.
+
+A place that does not exist yet cannot be mounted over: creating it stays possible (the caller compares the
+places before and after each command, see ``watch.py``, and reports what changed).
+
+Standard library only (the exec launcher imports it with ``python -I -S``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+_KEPT_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC  # locked on mounts a user namespace inherits: a remount keeps them
+
+FORCE_NO_NAMESPACE_ENV = "AMPLIFIER_SANDBOX_FORCE_NO_NAMESPACE"
+
+
+class NamespaceError(OSError):
+    """A step of setting up the namespace failed; the message names the step. ``entered``: the process is
+    already in the new user namespace (possibly without a uid mapping), so it cannot go on as if nothing
+    happened."""
+
+    entered = False
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _fail(step: str) -> NamespaceError:
+    code = ctypes.get_errno()
+    return NamespaceError(code, f"{step}: {os.strerror(code)}")
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def enter(libc: ctypes.CDLL | None = None) -> None:
+    """Move this (single-threaded) process into a new user and mount namespace, mapping its own uid and gid to
+    themselves, with every mount private (nothing done here reaches the outer namespace)."""
+    libc = libc or _libc()
+    uid, gid = os.geteuid(), os.getegid()
+    # the uid map must be writable once inside; a process already in a Landlock domain (a launcher started by a
+    # confined command) may not open it, and learns that before leaving its namespace, not after
+    os.close(os.open("/proc/self/uid_map", os.O_WRONLY | os.O_CLOEXEC))
+    if libc.unshare(ctypes.c_int(CLONE_NEWUSER | CLONE_NEWNS)) != 0:
+        raise _fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)")
+    try:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    except OSError as error:
+        failure = NamespaceError(error.errno or 0, f"mapping uid/gid in the new user namespace: {error.strerror}")
+        failure.entered = True
+        raise failure from None
+    if libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None) != 0:
+        raise _fail("making mounts private")
+
+
+def _bind(libc: ctypes.CDLL, path: str, read_only: bool) -> None:
+    encoded = os.fsencode(path)
+    if libc.mount(encoded, encoded, None, ctypes.c_ulong(MS_BIND | MS_REC), None) != 0:
+        raise _fail(f"bind-mounting {path}")
+    if not read_only:
+        return
+    kept = os.statvfs(path).f_flag & _KEPT_FLAGS  # ST_NOSUID etc. have the values of MS_NOSUID etc.
+    if libc.mount(None, encoded, None, ctypes.c_ulong(MS_REMOUNT | MS_BIND | MS_RDONLY | kept), None) != 0:
+        raise _fail(f"remounting {path} read-only")
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def pinned_dirs(read_only: list[str], writable: list[str]) -> list[str]:
+    """The directories holding a read-only place that a command could rename or remove (their parent lies in a
+    write root), outermost first: each is bound onto itself so that it cannot be moved away."""
+    found: set[str] = set()
+    for place in read_only:
+        parent = os.path.dirname(place)
+        while parent != "/" and parent:
+            if _inside(os.path.dirname(parent), writable):
+                found.add(parent)
+            parent = os.path.dirname(parent)
+    return sorted(found, key=lambda path: (path.count("/"), path))
+
+
+def protect(read_only: list[str], writable: list[str]) -> list[str]:
+    """Enter a namespace and make each existing path of ``read_only`` read-only (and its movable parents
+    immovable). Returns the paths skipped because they do not exist. Raises NamespaceError."""
+    libc = _libc()
+    enter(libc)
+    cwd = os.getcwd()
+    for directory in pinned_dirs(read_only, writable):
+        if os.path.isdir(directory):
+            _bind(libc, directory, read_only=False)
+    skipped = []
+    for place in sorted(read_only, key=lambda path: (path.count("/"), path)):
+        if os.path.lexists(place) and not os.path.islink(place):
+            _bind(libc, place, read_only=True)
+        else:
+            skipped.append(place)
+    os.chdir(cwd)  # the old cwd still points below the mounts just made; ``./.amplifier`` must meet them
+    return skipped
+
+
+def try_here() -> str:
+    """Enter a namespace and make one read-only bind in it, in this throwaway process: why that failed, or ""."""
+    try:
+        enter()
+        _bind(_libc(), os.path.realpath("/tmp") if os.path.isdir("/tmp") else "/", read_only=True)
+    except OSError as error:
+        return str(error.strerror or error)
+    return ""
+
+
+if __name__ == "__main__":  # ``python -I -S namespace.py``: the probe (see policy.namespace_support)
+    reason = try_here()
+    if reason:
+        print(reason, file=sys.stderr)
+    sys.exit(1 if reason else 0)
