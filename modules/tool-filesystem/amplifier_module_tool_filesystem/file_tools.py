@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
 
+from .names import escape_name
 from .no_follow import SUPPORTED, PathChanged, open_for_listing, open_for_reading, replace_atomically
 from .path_policy import PathDenied, PathPolicy
 
@@ -106,6 +107,15 @@ def _os_error_message(error: OSError, shown: str) -> str:
     return f"Could not access {shown}: {error.strerror or error}."
 
 
+def _names_escaped(result: ToolResult) -> ToolResult:
+    """Names that are not UTF-8 shown as ``\\xNN``: the one place every output and message passes."""
+    if isinstance(result.output, str):
+        result.output = escape_name(result.output)
+    if isinstance(result.error, dict) and isinstance(result.error.get("message"), str):
+        result.error["message"] = escape_name(result.error["message"])
+    return result
+
+
 class FilesystemTool:
     """Shared plumbing: input validation, thread offload, error mapping, artifact events."""
 
@@ -137,7 +147,7 @@ class FilesystemTool:
             result = failure(f"{self.name} failed unexpectedly: {type(error).__name__}: {error}")
         if event is not None:
             await self._emit(*event)
-        return result
+        return _names_escaped(result)
 
     async def _emit(self, name: str, data: dict[str, Any]) -> None:
         hooks = getattr(self.coordinator, "hooks", None)

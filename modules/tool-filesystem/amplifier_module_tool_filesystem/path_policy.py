@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .names import unescape_name
+
 DEFAULT_DENIED_PATHS = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.netrc", "~/.docker/config.json", "~/.kube/config",
                         "~/.config/gcloud", "/etc/shadow", "/etc/gshadow", "/etc/sudoers")
 
@@ -41,7 +43,7 @@ class PathPolicy:
         if "\0" in raw:
             raise PathDenied(f"The path {raw!r} contains a NUL byte, which no file name can hold; give the path "
                              "without it.")
-        expanded = Path(os.path.expanduser(raw))
+        expanded = Path(os.path.expanduser(unescape_name(raw, str(self.working_dir()))))
         if not expanded.is_absolute():
             expanded = self.working_dir() / expanded
         try:

@@ -167,3 +167,38 @@ async def test_other_sandbox_modes_write(workdir: Path, mode: str | None) -> Non
     tools = _tools(workdir, {"session.sandbox_mode": mode})
     assert (await tools["write_file"].execute({"file_path": "new.txt", "content": "x"})).success
     assert (workdir / "new.txt").read_text() == "x"
+
+
+@pytest.fixture
+def odd_names(workdir: Path) -> Path:
+    """A file and a directory whose names hold the byte 0xE9, which is not UTF-8."""
+    (workdir / os.fsdecode(b"caf\xe9.txt")).write_text("needle\n")
+    (workdir / os.fsdecode(b"d\xe9")).mkdir()
+    return workdir
+
+
+async def test_names_that_are_not_utf8_are_shown_escaped(odd_names: Path) -> None:
+    tools = _tools(odd_names)
+    glob = await tools["glob"].execute({"pattern": "*.txt"})
+    assert glob.output == "caf\\xe9.txt"
+    grep = await tools["grep"].execute({"pattern": "needle", "output_mode": "content"})
+    assert grep.output == "caf\\xe9.txt:1:needle"
+    listing = await tools["read_file"].execute({"file_path": "."})
+    assert "DIR  d\\xe9/" in listing.output and "FILE caf\\xe9.txt (7 bytes)" in listing.output
+    for result in (glob, grep, listing):
+        result.output.encode("utf-8")  # no lone surrogate left for a transcript or an API to drop
+
+
+async def test_an_escaped_name_is_taken_back_as_the_file_it_shows(odd_names: Path) -> None:
+    tools = _tools(odd_names)
+    read = await tools["read_file"].execute({"file_path": "caf\\xe9.txt"})
+    assert read.output == "     1\tneedle"
+    edit = await tools["edit_file"].execute({"file_path": "caf\\xe9.txt", "old_string": "needle",
+                                             "new_string": "thread"})
+    assert edit.success and edit.output.startswith("Edited caf\\xe9.txt")
+    assert (odd_names / os.fsdecode(b"caf\xe9.txt")).read_text() == "thread\n"
+    write = await tools["write_file"].execute({"file_path": "d\\xe9/new.txt", "content": "x"})
+    assert write.success and (odd_names / os.fsdecode(b"d\xe9") / "new.txt").read_text() == "x"
+    # a new name is taken as written: an escape is not turned into a byte nobody asked for
+    literal = await tools["write_file"].execute({"file_path": "plain\\xe9.txt", "content": "y"})
+    assert literal.success and (odd_names / "plain\\xe9.txt").read_text() == "y"
