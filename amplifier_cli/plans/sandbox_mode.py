@@ -42,3 +42,14 @@ def apply_sandbox_mode(plan: dict[str, Any], mode: str) -> None:
     """`--sandbox MODE`: the mode of every sandboxed module, whatever the profile says."""
     for entry in _sandboxed_entries(plan):
         _set_sandbox(entry, {**_own_sandbox(entry), "mode": mode})
+
+
+def plan_sandbox_mode(plan: dict[str, Any], defaults: dict[str, Any] | None) -> str | None:
+    """The mode a plan's commands run under (its first sandboxed module's, which `--sandbox` and the profile's
+    `sandbox:` set), else the profile's own; None when neither says. The file tools read it to stay read-only."""
+    for entry in _sandboxed_entries(plan):
+        mode = _own_sandbox(entry).get("mode")
+        if isinstance(mode, str):
+            return mode
+    mode = defaults.get("mode") if isinstance(defaults, dict) else defaults
+    return mode if isinstance(mode, str) else None

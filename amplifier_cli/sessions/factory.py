@@ -27,6 +27,7 @@ from ..config.settings import Settings, load_settings
 from ..errors import ConfigError, Problem
 from ..plans.module_preflight import check_plan_modules, no_provider_message
 from ..plans.plan import BuiltPlan, build_plan
+from ..plans.sandbox_mode import plan_sandbox_mode
 from .live import LiveSession  # re-exported for callers
 from .request import SessionRequest  # re-exported for callers
 from .sdk_imports import start_sdk_import
@@ -137,6 +138,7 @@ def _plan(request: SessionRequest, located: _Located) -> BuiltPlan:
         from ..plans.sandbox_mode import apply_sandbox_mode
 
         apply_sandbox_mode(built.plan, request.sandbox)
+        built.profile.sandbox = {**(built.profile.sandbox or {}), "mode": request.sandbox}  # for plan_sandbox_mode
     if request.plan_overlay is not None:
         request.plan_overlay(built)
     return built
@@ -198,6 +200,7 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability("session.dir", str(record.directory))
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
+    coordinator.register_capability("session.sandbox_mode", plan_sandbox_mode(built.plan, built.profile.sandbox))
     if record.secrets is None:  # a resumed record: the plan was rebuilt, so are its secrets
         record.secrets = session_secrets(built.plan)
     coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))

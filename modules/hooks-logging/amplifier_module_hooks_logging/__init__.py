@@ -170,6 +170,9 @@ class EventLog:
         try:
             self._file.write(line)
             self._file.flush()
+        except UnicodeEncodeError as error:  # one odd record (encoding fails before anything is written)
+            logger.warning("hooks-logging: one record could not be written to %s (%s); it is skipped",
+                           self.path, error)
         except (OSError, ValueError) as error:
             self.close()
             self._disable(f"writing {self.path} failed: {error}")

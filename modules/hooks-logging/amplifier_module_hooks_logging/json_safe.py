@@ -1,4 +1,4 @@
-"""Turn arbitrary event data into JSON-serializable values without ever raising."""
+"""Turn arbitrary event data into JSON-serializable values, writable as UTF-8, without ever raising."""
 
 from __future__ import annotations
 
@@ -12,21 +12,42 @@ from typing import Any
 MAX_DEPTH = 32
 
 
+def _escape_surrogate(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte Python's surrogateescape kept (a file name, argv, output)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def utf8_text(value: str) -> str:
+    """``value`` as UTF-8 can hold it. File names, paths and output that are not UTF-8 reach Python as lone
+    surrogates, which no UTF-8 file accepts: they are shown escaped (``caf\\xe9.txt``) instead."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(_escape_surrogate(char) if "\ud800" <= char <= "\udfff" else char for char in value)
+    return value
+
+
 def json_safe(value: Any, depth: int = 0) -> Any:
     """A JSON-serializable copy of ``value``: models are dumped, Decimals and paths become strings, other
     objects their ``str()``. Depth is bounded, so cyclic structures end in a string instead of a crash."""
-    if value is None or isinstance(value, bool | int | str):
+    if isinstance(value, str):
+        return utf8_text(value)
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
     if depth >= MAX_DEPTH:
         return f"<nested deeper than {MAX_DEPTH} levels>"
     if isinstance(value, dict):
-        return {str(key): json_safe(item, depth + 1) for key, item in value.items()}
+        return {utf8_text(str(key)): json_safe(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [json_safe(item, depth + 1) for item in value]
     if isinstance(value, Decimal | PurePath):
-        return str(value)
+        return utf8_text(str(value))
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, enum.Enum):
@@ -34,7 +55,7 @@ def json_safe(value: Any, depth: int = 0) -> Any:
     if isinstance(value, bytes | bytearray):
         return f"<{len(value)} bytes>"
     if isinstance(value, BaseException):
-        return f"{type(value).__name__}: {value}"
+        return utf8_text(f"{type(value).__name__}: {value}")
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         try:
@@ -48,6 +69,6 @@ def json_safe(value: Any, depth: int = 0) -> Any:
         except Exception:
             pass
     try:
-        return str(value)
+        return utf8_text(str(value))
     except Exception:
         return f"<unprintable {type(value).__name__}>"

@@ -342,12 +342,14 @@ class BashTool:
             await end_background(job.process, self.config.kill_grace_seconds)
         code = job.process.poll()
         status = "running" if code is None else _describe_exit(code)
+        limit = self.config.max_output_bytes
         try:
             size = os.fstat(job.log.fileno()).st_size
-            data = os.pread(job.log.fileno(), max(size - job.read_offset, 0), job.read_offset)
+            start = max(job.read_offset, size - limit)  # only the last `limit` bytes are returned: seek there
+            data = os.pread(job.log.fileno(), max(size - start, 0), start)
         except (OSError, ValueError) as error:
             return _error(f"Could not read the output of {job_id}: {error}")
-        limit = self.config.max_output_bytes
+        skipped = start - job.read_offset
         if code is None:
             # while it runs, whole lines only: a line (a key) cut between two reads would land in two results,
             # where neither half can be recognised as a secret and masked
@@ -356,11 +358,8 @@ class BashTool:
                 data = data[: end + 1]
             elif len(data) < limit:
                 data = b""
-        job.read_offset += len(data)
-        note = ""
-        if len(data) > limit:
-            note = f"[... first {len(data) - limit} bytes of new output skipped ...]\n"
-            data = data[-limit:]
+        job.read_offset = start + len(data)
+        note = f"[... first {skipped} bytes of new output skipped ...]\n" if skipped else ""
         text = data.decode("utf-8", errors="replace")
         body = note + text if text else "(no new output)"
         if job.confinement is not None and job.places is not None:  # each change reported once, at the next read

@@ -4,9 +4,12 @@ orchestrator: every failure is a ``ToolResult(success=False)`` whose message say
 from __future__ import annotations
 
 import asyncio
+import codecs
+import errno
 import logging
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -14,7 +17,8 @@ from typing import Any, BinaryIO
 from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
 
-from .no_follow import PathChanged, open_for_reading, replace_atomically
+from .names import escape_name
+from .no_follow import SUPPORTED, PathChanged, open_for_listing, open_for_reading, replace_atomically
 from .path_policy import PathDenied, PathPolicy
 
 logger = logging.getLogger(__name__)
@@ -22,6 +26,9 @@ logger = logging.getLogger(__name__)
 _SNIFF_BYTES = 8192
 _SNIPPET_CONTEXT = 3
 _MAX_LISTING = 1000
+_CHUNK = 1024 * 1024  # what one read of a line nobody will see takes at most
+READ_ONLY_MODE = "read-only"
+SANDBOX_MODE_CAPABILITY = "session.sandbox_mode"
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,39 @@ def open_checked(path: Path) -> BinaryIO:
     return os.fdopen(open_for_reading(path), "rb")
 
 
+def bounded_lines(handle: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
+    """Each line's first ``cap`` bytes and whether more followed; the rest of a longer line is read in chunks
+    and dropped, so one 100 MB line costs ``cap`` bytes, not 100 MB (``for line in handle`` reads it whole)."""
+    while True:
+        head = handle.readline(cap)
+        if not head:
+            return
+        longer = False
+        if len(head) == cap and not head.endswith(b"\n"):
+            while True:
+                rest = handle.readline(_CHUNK)
+                if not rest:
+                    break
+                longer = longer or rest != b"\n"
+                if rest.endswith(b"\n"):
+                    break
+        yield head, longer
+
+
+def count_lines(handle: BinaryIO) -> int:
+    """How many lines are left in ``handle`` (a last line without a newline counts), reading in chunks."""
+    count = 0
+    last = b"\n"
+    while chunk := handle.read(_CHUNK):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")
+
+
 def _os_error_message(error: OSError, shown: str) -> str:
+    if error.errno == errno.ELOOP:
+        return (f"{shown} is a symbolic link loop (links that lead back to each other, never to a file); fix or "
+                "remove the link.")
     if isinstance(error, FileNotFoundError):
         return (f"File not found: {shown}. Relative paths are relative to the working directory; use glob to "
                 "find the file.")
@@ -66,6 +105,15 @@ def _os_error_message(error: OSError, shown: str) -> str:
     if isinstance(error, PermissionError):
         return f"The operating system denied access to {shown} (permission denied)."
     return f"Could not access {shown}: {error.strerror or error}."
+
+
+def _names_escaped(result: ToolResult) -> ToolResult:
+    """Names that are not UTF-8 shown as ``\\xNN``: the one place every output and message passes."""
+    if isinstance(result.output, str):
+        result.output = escape_name(result.output)
+    if isinstance(result.error, dict) and isinstance(result.error.get("message"), str):
+        result.error["message"] = escape_name(result.error["message"])
+    return result
 
 
 class FilesystemTool:
@@ -99,7 +147,7 @@ class FilesystemTool:
             result = failure(f"{self.name} failed unexpectedly: {type(error).__name__}: {error}")
         if event is not None:
             await self._emit(*event)
-        return result
+        return _names_escaped(result)
 
     async def _emit(self, name: str, data: dict[str, Any]) -> None:
         hooks = getattr(self.coordinator, "hooks", None)
@@ -112,6 +160,26 @@ class FilesystemTool:
 
     def run(self, input: dict[str, Any]) -> tuple[ToolResult, tuple[str, dict[str, Any]] | None]:
         raise NotImplementedError
+
+    # -- writes --------------------------------------------------------------------------------------------
+    def decide_write(self, raw: str) -> Path:
+        """The one place a write or edit is allowed or refused: the session's sandbox mode, then the path
+        policy. Returns the real path to write."""
+        if self._sandbox_mode() == READ_ONLY_MODE:
+            raise ToolFailure(f"{self.name} refused: this session is read-only (sandbox mode read-only, from "
+                              "`--sandbox read-only` or the profile's `sandbox:`), so the model's tools change "
+                              f"nothing in the project; {raw} was not written. To allow changes, start the session "
+                              "with `--sandbox workspace-write`.")
+        return self.policy.check_write(raw)
+
+    def _sandbox_mode(self) -> Any:
+        getter = getattr(self.coordinator, "get_capability", None)
+        if not callable(getter):
+            return None
+        try:
+            return getter(SANDBOX_MODE_CAPABILITY)
+        except Exception:  # a coordinator without this capability
+            return None
 
     # -- argument helpers ----------------------------------------------------------------------------
     @staticmethod
@@ -177,22 +245,29 @@ class ReadFileTool(FilesystemTool):
         return ToolResult(success=True, output=text), (ARTIFACT_READ, {"path": str(path), "bytes": size})
 
     def _window(self, handle: BinaryIO, raw: str, offset: int, limit: int) -> str:
+        """Lines ``offset`` .. ``offset + limit - 1``, each read only up to what can be shown; memory is bounded
+        by the result, whatever the file's size or line lengths."""
         shown: list[str] = []
         cut_lines = 0
         total = 0
         last = offset + limit - 1
-        for total, line in enumerate(handle, 1):
-            if offset <= total <= last:
-                try:
-                    text = line.decode("utf-8").rstrip("\n").rstrip("\r")
-                except UnicodeDecodeError:
-                    raise ToolFailure(f"{raw} is not UTF-8 text (undecodable bytes on line {total}); inspect "
-                                      "it with bash (for example `file` or `iconv`).") from None
-                if len(text) > self.limits.max_line_length:
-                    text = text[: self.limits.max_line_length] + f"... [line cut at " \
-                                                                 f"{self.limits.max_line_length} characters]"
-                    cut_lines += 1
-                shown.append(number_line(total, text))
+        cap = self.limits.max_line_length
+        for total, (head, longer) in enumerate(bounded_lines(handle, cap * 4 + 4), 1):  # UTF-8: <= 4 bytes each
+            if total < offset:
+                continue
+            try:
+                text = codecs.getincrementaldecoder("utf-8")().decode(head, final=not longer)
+            except UnicodeDecodeError:
+                raise ToolFailure(f"{raw} is not UTF-8 text (undecodable bytes on line {total}); inspect "
+                                  "it with bash (for example `file` or `iconv`).") from None
+            text = text.rstrip("\n").rstrip("\r")
+            if longer or len(text) > cap:
+                text = text[:cap] + f"... [line cut at {cap} characters]"
+                cut_lines += 1
+            shown.append(number_line(total, text))
+            if total == last:
+                total += count_lines(handle)
+                break
         if total == 0:
             return f"({raw} is empty)"
         if not shown:
@@ -206,8 +281,18 @@ class ReadFileTool(FilesystemTool):
         return "\n".join(shown + notes)
 
     def _listing(self, path: Path) -> str:
+        # the directory is opened by the same no-follow walk as a file, so one swapped for a symlink after
+        # the check is refused instead of listing wherever the link points
+        fd = open_for_listing(path) if SUPPORTED else None
+        try:
+            return self._list_entries(path, fd)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _list_entries(self, path: Path, fd: int | None) -> str:
         entries = []
-        with os.scandir(path) as scan:
+        with os.scandir(path if fd is None else fd) as scan:
             for entry in scan:
                 try:
                     is_dir = entry.is_dir()
@@ -220,7 +305,8 @@ class ReadFileTool(FilesystemTool):
         for _, name, entry in entries[:_MAX_LISTING]:
             if entry.is_symlink():
                 try:
-                    lines.append(f"LINK {name} -> {os.readlink(entry.path)}")
+                    target = os.readlink(entry.path) if fd is None else os.readlink(name, dir_fd=fd)
+                    lines.append(f"LINK {name} -> {target}")
                 except OSError:
                     lines.append(f"LINK {name}")
             elif entry.is_dir():
@@ -256,7 +342,7 @@ class WriteFileTool(FilesystemTool):
     def run(self, input: dict[str, Any]) -> tuple[ToolResult, tuple[str, dict[str, Any]] | None]:
         raw = self.text_argument(input, "file_path")
         content = self.text_argument(input, "content", allow_empty=True)
-        path = self.policy.check_write(raw)
+        path = self.decide_write(raw)
         data = content.encode("utf-8")
         if len(data) > self.limits.max_file_bytes:
             raise ToolFailure(f"Content is {len(data)} bytes, over the {self.limits.max_file_bytes}-byte limit "
@@ -311,7 +397,7 @@ class EditFileTool(FilesystemTool):
         if old == new:
             raise ToolFailure("old_string and new_string are identical; nothing to change.")
         replace_all = bool(input.get("replace_all", False))
-        path = self.policy.check_write(raw)
+        path = self.decide_write(raw)
         if not path.is_file():
             if path.exists():
                 raise ToolFailure(f"{raw} is not a regular file.")

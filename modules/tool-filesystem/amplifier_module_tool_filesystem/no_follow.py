@@ -72,6 +72,20 @@ def open_directory(path: Path, create: bool = False) -> int:
         raise
 
 
+def open_for_listing(path: Path) -> int:
+    """A readable descriptor (for ``os.scandir``) of the directory at the real path ``path``, reached by the
+    same no-follow walk as a file: a directory swapped for a symlink after the check is refused. Only where
+    ``SUPPORTED`` (elsewhere list by path)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
+    if path.parent == path:  # the file system root: nothing above it to swap
+        return os.open(path, flags)
+    dir_fd = open_directory(path.parent)
+    try:
+        return _open_component(path.name, flags | os.O_NOFOLLOW, dir_fd, path)
+    finally:
+        os.close(dir_fd)
+
+
 def open_for_reading(path: Path) -> int:
     """A read descriptor for the regular file at the real path ``path`` (never a symlink, FIFO or device)."""
     if not SUPPORTED:

@@ -6,10 +6,13 @@ symlinks followed, ``..`` collapsed), so none of them can step outside the allow
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from .names import unescape_name
 
 DEFAULT_DENIED_PATHS = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.netrc", "~/.docker/config.json", "~/.kube/config",
                         "~/.config/gcloud", "/etc/shadow", "/etc/gshadow", "/etc/sudoers")
@@ -40,10 +43,13 @@ class PathPolicy:
         if "\0" in raw:
             raise PathDenied(f"The path {raw!r} contains a NUL byte, which no file name can hold; give the path "
                              "without it.")
-        expanded = Path(os.path.expanduser(raw))
+        expanded = Path(os.path.expanduser(unescape_name(raw, str(self.working_dir()))))
         if not expanded.is_absolute():
             expanded = self.working_dir() / expanded
-        return expanded.resolve(strict=False)
+        try:
+            return expanded.resolve(strict=False)
+        except RuntimeError:  # Python < 3.13 reports a symlink loop so; 3.13 raises OSError(ELOOP) itself
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), raw) from None
 
     def __post_init__(self) -> None:
         self._cache: dict[tuple[str, str], list[tuple[str, Path]]] = {}
@@ -81,7 +87,7 @@ class PathPolicy:
         """For entries found while walking a tree: is the (resolved) entry readable under the policy?"""
         try:
             self._check(str(path), self._roots(self.read_roots), "read", "allowed_read_paths")
-        except PathDenied:
+        except (PathDenied, OSError):  # OSError: a symlink loop, which holds nothing to read
             return False
         return True
 

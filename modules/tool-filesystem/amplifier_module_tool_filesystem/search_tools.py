@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -279,6 +280,9 @@ class GrepTool(FilesystemTool):
         if root.is_file():
             yield root, root.name
             return
+        if root.exists() and not root.is_dir():
+            raise ToolFailure(f"{root} is not a regular file or a directory (it is a device, socket or pipe); "
+                              "grep searches files.")
         if not root.is_dir():
             raise FileNotFoundError(2, "No such file or directory", str(root))
         for path, relative in _walk_files(root, self.search_limits.excluded_dirs):
@@ -286,12 +290,20 @@ class GrepTool(FilesystemTool):
                 yield path, relative
 
     def _text_lines(self, path: Path) -> list[str] | None:
+        """The file's lines, or None to skip it: unreadable, too big, binary, or not a regular file. A FIFO's
+        ``open()`` would wait for a writer forever, so it opens non-blocking and is dropped after ``fstat``."""
         try:
-            if path.stat().st_size > self.search_limits.max_grep_file_bytes:
-                return None
-            data = path.read_bytes()
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return None
+        with os.fdopen(fd, "rb") as handle:
+            try:
+                status = os.fstat(fd)
+                if not stat.S_ISREG(status.st_mode) or status.st_size > self.search_limits.max_grep_file_bytes:
+                    return None
+                data = handle.read(self.search_limits.max_grep_file_bytes + 1)
+            except OSError:
+                return None
         if b"\0" in data[:8192]:
             return None
         return data.decode("utf-8", errors="replace").splitlines()

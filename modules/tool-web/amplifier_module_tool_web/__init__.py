@@ -79,17 +79,18 @@ class WebFetchTool:
                     max_redirects=self._config.max_redirects,
                     user_agent=self._config.user_agent,
                 ),
-                timeout=self._config.timeout * (self._config.max_redirects + 1),
+                # fetch ends itself when its budget (the same product) is spent; this only bounds a DNS lookup
+                timeout=self._config.timeout * (self._config.max_redirects + 1) + 1,
             )
+            if page.status >= 400:
+                return _error(f"{page.url} answered HTTP {page.status}")
+            if not page.content_type.startswith(_TEXT_TYPES) and page.content_type != "application/octet-stream":
+                return _error(f"{page.url} is {page.content_type}, not text; web_fetch returns text only")
+            text = page.text()
         except (AddressRefused, FetchError) as error:
             return _error(str(error))
         except TimeoutError:
             return _error(f"fetching {url} timed out")
-        if page.status >= 400:
-            return _error(f"{page.url} answered HTTP {page.status}")
-        if not page.content_type.startswith(_TEXT_TYPES) and page.content_type != "application/octet-stream":
-            return _error(f"{page.url} is {page.content_type}, not text; web_fetch returns text only")
-        text = page.body.decode(page.charset or "utf-8", errors="replace")
         title = ""
         if "html" in page.content_type or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
             title, text = html_to_text(text)
@@ -141,7 +142,7 @@ class WebSearchTool:
             )
             if page.status >= 400:
                 return _error(f"the search backend answered HTTP {page.status}")
-            payload = json.loads(page.body.decode(page.charset or "utf-8"))
+            payload = json.loads(page.text())
         except (AddressRefused, FetchError, ValueError) as error:
             return _error(f"web search failed: {error}")
         results = [
