@@ -81,6 +81,9 @@ def chat_project(project_dir: Path, fake_api, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    from testkit.trust import trust_project_now
+
+    trust_project_now(project_dir)  # the user's own test project: its profile and settings apply
     return project_dir
 
 

@@ -29,6 +29,8 @@ _MAX_LISTING = 1000
 _CHUNK = 1024 * 1024  # what one read of a line nobody will see takes at most
 READ_ONLY_MODE = "read-only"
 SANDBOX_MODE_CAPABILITY = "session.sandbox_mode"
+INTERACTIVE_APPROVAL_CAPABILITY = "approval.interactive"  # True when a person answers approval prompts
+PROJECT_DIR_CAPABILITY = "session.project_dir"
 
 
 @dataclass(frozen=True)
@@ -163,21 +165,38 @@ class FilesystemTool:
 
     # -- writes --------------------------------------------------------------------------------------------
     def decide_write(self, raw: str) -> Path:
-        """The one place a write or edit is allowed or refused: the session's sandbox mode, then the path
-        policy. Returns the real path to write."""
-        if self._sandbox_mode() == READ_ONLY_MODE:
+        """The one place a write or edit is allowed or refused: the session's sandbox mode, the protected places,
+        then the path policy. Returns the real path to write."""
+        if self._capability(SANDBOX_MODE_CAPABILITY) == READ_ONLY_MODE:
             raise ToolFailure(f"{self.name} refused: this session is read-only (sandbox mode read-only, from "
                               "`--sandbox read-only` or the profile's `sandbox:`), so the model's tools change "
                               f"nothing in the project; {raw} was not written. To allow changes, start the session "
                               "with `--sandbox workspace-write`.")
-        return self.policy.check_write(raw)
+        path = self.policy.check_write(raw)
+        self._refuse_protected_without_a_person(raw, path)
+        return path
 
-    def _sandbox_mode(self) -> Any:
+    def _refuse_protected_without_a_person(self, raw: str, path: Path) -> None:
+        """A write to a place that decides what the next session trusts (amplifier_support.protected_paths) needs
+        a person: hooks-approval asks one in the chat; with nobody to ask (headless, --approval allow|deny, or no
+        app saying a person answers) it is refused here, whatever rules allowed the call."""
+        if self._capability(INTERACTIVE_APPROVAL_CAPABILITY) is True:
+            return
+        from amplifier_support.protected_paths import protected_place_of
+
+        project = self._capability(PROJECT_DIR_CAPABILITY) or self.policy.working_dir()
+        place = protected_place_of(path, project)
+        if place is not None:
+            raise ToolFailure(f"{self.name} refused: {raw} is in {place.label} ({place.path}), which decides what "
+                              "later sessions trust and run; nobody can be asked to approve it in this run. Make "
+                              "this change yourself, or ask for it in the chat, where you are asked first.")
+
+    def _capability(self, name: str) -> Any:
         getter = getattr(self.coordinator, "get_capability", None)
         if not callable(getter):
             return None
         try:
-            return getter(SANDBOX_MODE_CAPABILITY)
+            return getter(name)
         except Exception:  # a coordinator without this capability
             return None
 
