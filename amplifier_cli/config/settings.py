@@ -198,7 +198,18 @@ def writable_scope_path(paths: AmplifierPaths, scope: Scope) -> Path:
 
 
 def update_scope(paths: AmplifierPaths, scope: Scope, key_path: tuple[str, ...], value: Any) -> Path:
-    """Set (or, with value None, remove) one key in one scope's file, keeping everything else in it."""
+    """Set (or, with value None, remove) one key in one scope's file, keeping everything else in it.
+
+    A project scope edited through amplifier is the user's own change: a project they trusted stays trusted."""
+    if scope == "user":
+        return _update_scope_file(paths, scope, key_path, value)
+    from .trust import keep_trust_across
+
+    with keep_trust_across(paths):
+        return _update_scope_file(paths, scope, key_path, value)
+
+
+def _update_scope_file(paths: AmplifierPaths, scope: Scope, key_path: tuple[str, ...], value: Any) -> Path:
     path = writable_scope_path(paths, scope)
     data: dict[str, Any] = {}
     doc: YamlDocument | None = None

@@ -528,6 +528,7 @@ def trust_project(paths: AmplifierPaths, state: ProjectTrust) -> Path:
 def keep_trust_across(paths: AmplifierPaths) -> Iterator[None]:
     """Around an edit the user makes through amplifier itself (`mcp add --project`): a project trusted before
     (or with nothing to trust) stays trusted with the edit, instead of asking the user about their own change."""
+    paths.forget_trust()
     before = paths.trust
     yield
     paths.forget_trust()

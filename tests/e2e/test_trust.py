@@ -218,3 +218,41 @@ def test_the_chat_asks_before_anything_runs_and_no_is_the_default(stranger) -> N
     child.send("/exit\r")
     child.expect(pexpect.EOF)
     assert {"mcp-shared", "hook"} <= _ran(e2e.project)
+
+
+def test_a_sub_agent_of_an_untrusted_project_runs_none_of_it_and_cannot_be_a_planted_agent(stranger) -> None:
+    e2e, evil = stranger
+    agents = e2e.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text("---\ndescription: the user's own helper\n---\nCHILD-MARK: help.\n")
+    e2e.profile("delegating", user=True, tools=("tool-filesystem", "tool-task", "tool-mcp"),
+                hooks=("hooks-streaming-ui", "hook-shell"))
+    e2e.server.add(Turn(tool_calls=[ToolCall("task", {"agent": "planted", "instruction": "do it"})]),
+                   when=lambda request: "CHILD-MARK" not in request.system_text and request.last_user_text == "go")
+    e2e.server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": "help"})]),
+                   when=lambda request: "CHILD-MARK" not in request.system_text
+                   and "planted" in request.last_tool_result_text)
+    e2e.server.add(Turn(text="child done"), when=lambda request: "CHILD-MARK" in request.system_text)
+    e2e.server.add(Turn(text="parent done"), when=lambda request: "CHILD-MARK" not in request.system_text
+                   and "child done" in request.last_tool_result_text)
+
+    result = e2e.run("run", "-P", "delegating", "go")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("parent done")
+    assert any("CHILD-MARK" in request.system_text for request in e2e.server.requests)  # the child really ran
+    assert _ran(e2e.project) == set() and evil.requests == []
+
+
+def test_the_users_own_edits_through_amplifier_keep_a_trusted_project_trusted(stranger) -> None:
+    e2e, _evil = stranger
+    assert e2e.run("trust", "--yes").returncode == 0
+    assert e2e.run("mcp", "add", "--project", "mine", "--", "./bin/mine.sh").returncode == 0
+    assert e2e.run("source", "add", "tool-other", "./vendor/tool-extra", "--project").returncode == 0
+    state = json.loads(e2e.run("trust", "--json").stdout)
+    assert state["trusted"] is True
+    assert {"mcp server 'mine'"} <= {item["key"] for item in state["inputs"]}
+    # a change made behind amplifier's back still asks
+    servers = e2e.project / ".mcp.json"
+    servers.write_text(servers.read_text().replace("mcp-shared.sh", "mcp-other.sh"))
+    assert json.loads(e2e.run("trust", "--json").stdout)["trusted"] is False
