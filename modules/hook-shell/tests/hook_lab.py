@@ -47,10 +47,13 @@ class HookLab:
         path.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
         return path
 
-    async def mount(self, config: dict[str, Any] | None = None, *, capabilities: bool = True) -> MockCoordinator:
+    async def mount(self, config: dict[str, Any] | None = None, *, capabilities: bool = True,
+                    trusted: bool = True) -> MockCoordinator:
+        """Mount hook-shell as the app would; ``trusted``: whether the user trusts the project's own hooks."""
         coordinator = MockCoordinator(approval_system=self.approvals)
         if capabilities:
             coordinator.register_capability("session.project_dir", str(self.project))
+            coordinator.register_capability("session.project_trusted", trusted)
             coordinator.register_capability("app.user_config_dir", str(self.user_config))
             coordinator.register_capability("session.transcript_path", str(self.project / "transcript.jsonl"))
         await coordinator.mount("context", MockContextManager())

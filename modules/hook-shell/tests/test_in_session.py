@@ -27,6 +27,7 @@ async def run_session(lab: HookLab, mount_plan: dict[str, Any], prompt: str,
                                display_system=MockDisplaySystem())
     session.coordinator.register_capability("session.working_dir", str(lab.project))
     session.coordinator.register_capability("session.project_dir", str(lab.project))
+    session.coordinator.register_capability("session.project_trusted", True)
     await session.initialize()
     try:
         await session.execute(prompt)
@@ -77,3 +78,14 @@ async def test_passes_the_kernel_hook_validator() -> None:
 
     result = await HookValidator().validate(Path(__file__).parents[1] / "amplifier_module_hook_shell")
     assert result.passed, result.summary()
+
+
+async def test_an_untrusted_projects_hooks_are_not_read_or_run(lab) -> None:
+    ran = lab.project / "ran"
+    lab.write_hooks({"PreToolUse": one_hook(f"touch {ran}")})
+    coordinator = await lab.mount(trusted=False)
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}})
+    assert not ran.exists()
+    coordinator = await lab.mount(trusted=True)
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {"command": "ls"}})
+    assert ran.exists()
