@@ -131,11 +131,12 @@ def test(
 
     from ..config.mcp_servers import find_server
     from ..config.paths import AmplifierPaths
+    from ..config.trust import project_trusted
     from ..sessions.mcp_probe import probe_server
 
     paths = AmplifierPaths.discover()
     entry = find_server(paths, name)
-    if entry.scope in PROJECT_SCOPES and not paths.project_trusted:
+    if entry.scope in PROJECT_SCOPES and not project_trusted(paths):
         from ..errors import UsageError
 
         raise UsageError.single(f"MCP server '{name}' is the project's ({entry.file}) and you have not trusted the "

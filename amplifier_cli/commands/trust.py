@@ -57,11 +57,11 @@ def _project_paths(target: str | None):
 def _trust(paths, yes: bool, json_output: bool) -> None:
     import sys
 
-    from ..config.trust import trust_project
+    from ..config.trust import project_trust, trust_project
     from ..errors import UsageError
     from ..ui.trust_prompt import ask_to_trust
 
-    state = paths.trust
+    state = project_trust(paths)
     if json_output:
         from ..ui.tables import print_json
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .trust import ProjectTrust
+from typing import Any
 
 APP_NAME = "amplifier"
 PROJECT_DIR_NAME = ".amplifier"
@@ -23,7 +20,7 @@ class AmplifierPaths:
     cache_dir: Path
     cwd: Path
     project_root: Path | None  # None when no project scope is available (e.g. running from the home dir)
-    _trust: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # evaluated once, on demand
+    trust_cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # config/trust.py's
 
     @classmethod
     def discover(cls, cwd: Path | None = None, env: dict[str, str] | None = None) -> AmplifierPaths:
@@ -40,25 +37,6 @@ class AmplifierPaths:
             data_dir = Path(platformdirs.user_data_dir(APP_NAME))
             cache_dir = Path(platformdirs.user_cache_dir(APP_NAME))
         return cls(config_dir, data_dir, cache_dir, cwd, find_project_root(cwd))
-
-    @property
-    def trust(self) -> ProjectTrust:
-        """Whether the user trusts what this project ships (config/trust.py); evaluated on first use."""
-        state = self._trust.get("state")
-        if state is None:
-            from .trust import evaluate
-
-            state = self._trust["state"] = evaluate(self)
-        return state
-
-    @property
-    def project_trusted(self) -> bool:
-        """True when the project's code-running inputs may take effect (trusted, or there are none)."""
-        return self.trust.trusted
-
-    def forget_trust(self) -> None:
-        """Evaluate trust again on next use (after the user trusted or revoked)."""
-        self._trust.clear()
 
     # user scope
     @property

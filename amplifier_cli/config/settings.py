@@ -15,6 +15,7 @@ from .module_entry import ModuleEntry, source_object_to_uri
 from .paths import AmplifierPaths
 from .schema_errors import validate_document
 from .source_uri import normalize_source_uri
+from .trust import gated_settings, project_trusted
 from .yaml_document import YamlDocument, load_yaml_document, write_text_atomically, write_yaml_atomically
 from .yaml_edit import edit_yaml_text
 
@@ -150,15 +151,13 @@ def load_settings(paths: AmplifierPaths) -> Settings:
             try:
                 doc = load_yaml_document(path)
             except ConfigError as exc:
-                if scope != "user" and not paths.project_trusted:
+                if scope != "user" and not project_trusted(paths):
                     scopes[scope] = scope_file  # pinned as unparsed content; nothing of it applies
                     continue
                 problems.extend(exc.problems)
                 scopes[scope] = scope_file
                 continue
-            if scope != "user" and not paths.project_trusted:
-                from .trust import gated_settings
-
+            if scope != "user" and not project_trusted(paths):
                 doc.data = gated_settings(doc.data)[0]
             data, file_problems = _validate_settings_doc(doc)
             problems.extend(file_problems)

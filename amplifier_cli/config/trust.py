@@ -492,6 +492,24 @@ def project_key(root: Path) -> str:
     return os.path.realpath(root)
 
 
+def project_trust(paths: AmplifierPaths) -> ProjectTrust:
+    """Whether the user trusts what this project ships, evaluated once per ``paths`` (forget_trust: again)."""
+    state = paths.trust_cache.get("state")
+    if state is None:
+        state = paths.trust_cache["state"] = evaluate(paths)
+    return state
+
+
+def project_trusted(paths: AmplifierPaths) -> bool:
+    """True when the project's code-running inputs may take effect (trusted, or there are none)."""
+    return project_trust(paths).trusted
+
+
+def forget_trust(paths: AmplifierPaths) -> None:
+    """Evaluate trust again on next use (after the user trusted or revoked, or edited through amplifier)."""
+    paths.trust_cache.clear()
+
+
 def evaluate(paths: AmplifierPaths) -> ProjectTrust:
     """The project's inputs and whether the user trusts exactly them (no project: nothing to trust)."""
     root = paths.project_root
@@ -520,7 +538,7 @@ def trust_project(paths: AmplifierPaths, state: ProjectTrust) -> Path:
         "inputs": [item.as_dict() for item in state.inputs],
     }
     path = _write_store(paths, projects)
-    paths.forget_trust()
+    forget_trust(paths)
     return path
 
 
@@ -528,11 +546,11 @@ def trust_project(paths: AmplifierPaths, state: ProjectTrust) -> Path:
 def keep_trust_across(paths: AmplifierPaths) -> Iterator[None]:
     """Around an edit the user makes through amplifier itself (`mcp add --project`): a project trusted before
     (or with nothing to trust) stays trusted with the edit, instead of asking the user about their own change."""
-    paths.forget_trust()
-    before = paths.trust
+    forget_trust(paths)
+    before = project_trust(paths)
     yield
-    paths.forget_trust()
-    after = paths.trust
+    forget_trust(paths)
+    after = project_trust(paths)
     if before.trusted and after.needs_trust:
         trust_project(paths, after)
 
@@ -542,7 +560,7 @@ def revoke(paths: AmplifierPaths, root: Path) -> bool:
     removed = projects.pop(project_key(root), None) is not None
     if removed:
         _write_store(paths, projects)
-    paths.forget_trust()
+    forget_trust(paths)
     return removed
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from ..config.merge import merge_module_lists
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
+from ..config.trust import project_trusted
 from ..errors import ConfigError, Problem
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
 from .profiles.loader import find_profile, profile_name_from_ref
@@ -57,14 +58,14 @@ def build_plan(
         profile_name, scope = settings.active_profile()
         source = scope or "default"
         profile_name = profile_name or DEFAULT_PROFILE
-        if scope in ("project", "local") and not settings.paths.project_trusted \
+        if scope in ("project", "local") and not project_trusted(settings.paths) \
                 and find_profile(profile_name_from_ref(profile_name), settings.paths) is None:
             profile_name, source = DEFAULT_PROFILE, "default"  # the project's own profile waits for trust
     profile = load_profile(profile_name, settings.paths)
     plan = copy.deepcopy(profile.plan)
 
     overrides = settings.provider_overrides
-    if overrides and not settings.paths.project_trusted:
+    if overrides and not project_trusted(settings.paths):
         # An untrusted project may tune a provider the plan already mounts, never add one.
         mounted = {entry.get("module") for entry in plan.get("providers") or []}
         mounted |= {entry.get("module") for entry in (settings.scopes["user"].data.get("config") or {})

@@ -24,6 +24,7 @@ from ..config.approval_rules import SAVED_RULES_CAPABILITY, saved_rules
 from ..config.env_refs import expand_for_mount
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
+from ..config.trust import project_trust, project_trusted
 from ..errors import ConfigError, Problem
 from ..plans.module_preflight import check_plan_modules, no_provider_message
 from ..plans.plan import BuiltPlan, build_plan
@@ -193,7 +194,7 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability("app.user_config_dir", str(located.paths.config_dir))
     # whether the project's own MCP servers, hooks and other code-running files may take effect (config/trust.py);
     # modules that read project files (tool-mcp, hook-shell) read them only when this is True
-    coordinator.register_capability(PROJECT_TRUSTED_CAPABILITY, located.paths.project_trusted)
+    coordinator.register_capability(PROJECT_TRUSTED_CAPABILITY, project_trusted(located.paths))
     # whether a person answers approval prompts: what must never pass unasked is refused when nobody can answer
     coordinator.register_capability(INTERACTIVE_APPROVAL_CAPABILITY,
                                     bool(getattr(session.coordinator.approval_system, "asks_a_person", False)))
@@ -260,8 +261,8 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     if coordinator.get_capability("context.transcript_path") != str(record.transcript_path):
         coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
     live = LiveSession(session, record, built, located.paths, UsageTracker(), resumed=located.resumed is not None)
-    if located.paths.trust.needs_trust and record.metadata.parent_id is None:  # said once, by the top session
-        live.warnings.append(located.paths.trust.ignored_line())
+    if project_trust(located.paths).needs_trust and record.metadata.parent_id is None:  # said once, by the top session
+        live.warnings.append(project_trust(located.paths).ignored_line())
     live.usage.attach(coordinator.hooks)
     spawner.bind(live)
     live.warnings.extend(spawner.warnings)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..config.mcp_servers import McpScope, McpServerEntry, find_server, list_servers
 from ..config.paths import AmplifierPaths
+from ..config.trust import project_trusted
 
 
 def server_rows(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
@@ -16,7 +17,7 @@ def server_rows(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
 
 def _row(entry: McpServerEntry, paths: AmplifierPaths) -> dict[str, Any]:
     """``trusted``: False for a project's server while the user has not trusted the project (it is not started)."""
-    trusted = entry.scope not in ("project", "shared") or paths.project_trusted
+    trusted = entry.scope not in ("project", "shared") or project_trusted(paths)
     return {"name": entry.name, "scope": entry.scope, "file": str(entry.file), "transport": entry.transport,
             "target": entry.target, "disabled": bool(entry.spec.get("disabled")), "active": entry.active,
             "trusted": trusted, "spec": entry.spec}

@@ -14,6 +14,7 @@ from typing import Any, Literal, TextIO
 
 from amplifier_core import LLMError
 
+from ..config.trust import project_trust
 from ..errors import AmplifierError
 from ..sessions.factory import LiveSession, SessionRequest, interactive_stdin, open_session
 from ..sessions.interrupts import TurnInterrupted, run_interruptible
@@ -74,7 +75,7 @@ def _result_record(
         "num_turns": live.usage.turn.requests if live else 0,
     }
     if live is not None:
-        record["trust"] = live.paths.trust.summary()
+        record["trust"] = project_trust(live.paths).summary()
     if error is not None:
         record["error"] = error
     return record
@@ -172,7 +173,7 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                     "model": live.model_name,
                     "tools": live.tool_names,
                     "resumed": live.resumed,
-                    "trust": live.paths.trust.summary(),
+                    "trust": project_trust(live.paths).summary(),
                 }
             )
             writer.attach(live.coordinator.hooks)

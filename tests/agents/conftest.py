@@ -60,3 +60,13 @@ def anthropic_env(fake_api: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     return fake_api
+
+
+@pytest.fixture(autouse=True)
+def own_project_trusted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests play the user's own project: what it ships is trusted as it is (tests marked `untrusted`, and
+    tests/e2e/test_trust.py, play a stranger's repository)."""
+    if request.node.get_closest_marker("untrusted") is None:
+        from testkit.trust import trust_projects_as_they_are
+
+        trust_projects_as_they_are(monkeypatch)

@@ -36,6 +36,9 @@ def cli_env(server: Any = None) -> dict[str, str]:
 
 
 def run(project: Path, *args: str, server: Any = None) -> subprocess.CompletedProcess[str]:
+    from testkit.trust import trust_project_now
+
+    trust_project_now(project)  # the user's own project
     return subprocess.run([*amplifier(), *args], cwd=project, env=cli_env(server), capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=TIMEOUT, check=False)
 
@@ -104,6 +107,9 @@ def test_ctrl_c_while_the_child_works_cancels_it_and_both_transcripts_stay_paire
                  when=lambda r: child(r) and r.last_user_text == "read data.txt")
     held = fake_api.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
                         when=lambda r: child(r) and "4711" in r.last_tool_result_text, gate=gate)
+    from testkit.trust import trust_project_now
+
+    trust_project_now(project)
     process = subprocess.Popen([*amplifier(), "run", "-P", "agents-test", "what is the code?"], cwd=project,
                                env=cli_env(fake_api), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)

@@ -37,3 +37,13 @@ def paths(project_dir: Path):
     from amplifier_cli.config.paths import AmplifierPaths
 
     return AmplifierPaths.discover()
+
+
+@pytest.fixture(autouse=True)
+def own_project_trusted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests play the user's own project: what it ships is trusted as it is (tests marked `untrusted`, and
+    tests/e2e/test_trust.py, play a stranger's repository)."""
+    if request.node.get_closest_marker("untrusted") is None:
+        from testkit.trust import trust_projects_as_they_are
+
+        trust_projects_as_they_are(monkeypatch)

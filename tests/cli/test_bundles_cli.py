@@ -16,6 +16,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bundles"
 
 
 def _amplifier(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    from testkit.trust import trust_project_now
+
+    trust_project_now(cwd)  # the user's own project
     script = Path(sys.executable).with_name("amplifier")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
     return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL,

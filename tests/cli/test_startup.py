@@ -57,6 +57,9 @@ def test_installed_command_exits_2_with_a_one_line_error_for_a_bad_profile(tmp_p
     profile = tmp_path / ".amplifier" / "profiles" / "bad.yaml"
     profile.parent.mkdir(parents=True)
     profile.write_text("session: {orchestrator: loop-basic, context: context-simple}\ntoolz: []\n")
+    from testkit.trust import trust_project_now
+
+    trust_project_now(tmp_path)
     result = subprocess.run([*_installed_amplifier(), "profile", "show", "bad"], capture_output=True, text=True,
                             check=False, cwd=tmp_path)
     assert result.returncode == 2

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config.paths import AmplifierPaths
+from ...config.trust import project_trusted
 from ...config.yaml_document import YamlDocument, load_yaml_document
 from ...errors import ConfigError, Problem
 from .definitions import AgentDefinition, definition_from_document
@@ -49,7 +50,7 @@ def unknown_agent_fix(agents: dict[str, Any]) -> str:
 def agent_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
     """Where agent files live, highest precedence first."""
     dirs: list[tuple[str, Path]] = []
-    if paths.project_dir is not None and paths.project_trusted:  # the project's own agents wait for trust
+    if paths.project_dir is not None and project_trusted(paths):  # the project's own agents wait for trust
         dirs.append(("project", paths.project_dir / AGENTS_DIR_NAME))
     dirs.append(("user", paths.config_dir / AGENTS_DIR_NAME))
     return dirs

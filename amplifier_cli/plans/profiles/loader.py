@@ -11,6 +11,7 @@ from typing import Any
 from ...config.paths import AmplifierPaths, bundled_profiles_dir
 from ...config.schema_errors import format_key_path, validate_document
 from ...config.source_uri import is_path_like
+from ...config.trust import project_trusted
 from ...config.yaml_document import YamlDocument, load_yaml_document
 from ...errors import ConfigError, Problem
 from ..mount_plan import MODULE_LIST_SECTIONS, MountPlan, canonicalize_plan
@@ -53,7 +54,7 @@ class LoadedProfile:
 def search_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
     """Highest precedence first."""
     dirs: list[tuple[str, Path]] = []
-    if paths.project_profiles_dir is not None and paths.project_trusted:  # the project's own wait for trust
+    if paths.project_profiles_dir is not None and project_trusted(paths):  # the project's own wait for trust
         dirs.append(("project", paths.project_profiles_dir))
     dirs.append(("user", paths.user_profiles_dir))
     dirs.append(("bundled", bundled_profiles_dir()))
@@ -138,7 +139,7 @@ def load_profile(name: str, paths: AmplifierPaths) -> LoadedProfile:
 
 def _waits_for_trust(name: str, paths: AmplifierPaths) -> bool:
     directory = paths.project_profiles_dir
-    if directory is None or paths.project_trusted or not directory.is_dir():
+    if directory is None or project_trusted(paths) or not directory.is_dir():
         return False
     return any((directory / f"{name}{suffix}").is_file() for suffix in PROFILE_SUFFIXES) or any(
         (directory / name / file_name).is_file() for file_name in BUNDLE_FILE_NAMES)

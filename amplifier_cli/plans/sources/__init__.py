@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 def make_resolver(settings: Settings) -> LayeredModuleResolver:
     """The resolver for this invocation: env, workspace, settings sources, plan hints, installed packages."""
+    from ...config.trust import project_trusted
     from .git_cache import GitCache
     from .resolver import LayeredModuleResolver
 
@@ -21,6 +22,6 @@ def make_resolver(settings: Settings) -> LayeredModuleResolver:
     return LayeredModuleResolver(
         git_cache=GitCache(paths.git_cache_dir),
         settings_sources=settings.sources,
-        workspace_dir=paths.workspace_modules_dir if paths.project_trusted else None,  # project code waits for trust
+        workspace_dir=paths.workspace_modules_dir if project_trusted(paths) else None,  # project code waits for trust
         cwd=paths.cwd,
     )

@@ -16,6 +16,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 
 from ... import __version__
 from ...config.paths import AmplifierPaths
+from ...config.trust import project_trust
 from .input import ReplCompleter, build_prompt_session, history_path, open_history
 from .output import LiveStdout, say
 
@@ -280,10 +281,10 @@ def ask_trust_first() -> None:
     """Before anything of the project runs (its MCP servers start with the session, before the first
     keystroke), show what an untrusted project ships and ask whether to trust it."""
     paths = AmplifierPaths.discover()
-    if paths.trust.needs_trust:
+    if project_trust(paths).needs_trust:
         from ..trust_prompt import ask_to_trust
 
-        ask_to_trust(paths, paths.trust, out=sys.stdout)
+        ask_to_trust(paths, project_trust(paths), out=sys.stdout)
 
 
 def run_repl_sync(request: Any, approval: str) -> int:
