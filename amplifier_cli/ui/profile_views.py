@@ -21,15 +21,44 @@ def profile_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]
         status = "active" if location.name == (active or DEFAULT_PROFILE) else ""
         if location.name == DEFAULT_PROFILE and not status:
             status = "default"
+        problems = profile_problems(location.name, settings)
+        description = _quick_description(location.path)
+        if problems:
+            status = f"{status}, invalid" if status else "invalid"
+            first = problems[0] if len(problems[0]) <= 160 else problems[0][:157] + "..."
+            description = f"{first} (all problems: amplifier profile list --json)"
         rows[location.name] = {
             "name": location.name,
             "origin": location.origin,
             "path": str(location.path),
             "status": status,
-            "description": _quick_description(location.path),
+            "description": description,
+            "problems": problems,
             "shadows": [],
         }
     return sorted(rows.values(), key=lambda row: row["name"])
+
+
+def validate_profile(name: str, settings: Any) -> None:
+    """What `run` checks before it mounts anything: the profile (extends, schema, required keys) merged with the
+    settings, and that every module it names can be found (no git fetch). Raises ConfigError."""
+    from ..plans.module_preflight import check_plan_modules
+    from ..plans.plan import build_plan
+    from ..plans.sources import make_resolver
+
+    built = build_plan(settings, name, paths=settings.paths)
+    check_plan_modules(built.plan, make_resolver(settings), fetch=False)
+
+
+def profile_problems(name: str, settings: Any) -> list[str]:
+    """The problems `run -P name` would report, rendered one per line; empty when the profile is valid."""
+    from ..errors import ConfigError
+
+    try:
+        validate_profile(name, settings)
+    except ConfigError as error:
+        return [problem.render() for problem in error.problems] or [error.render()]
+    return []
 
 
 def _quick_description(path: Any) -> str:
@@ -68,7 +97,8 @@ def use_profile(name: str, scope: Scope, paths: AmplifierPaths | None = None) ->
     from ..config.settings import writable_scope_path
 
     writable_scope_path(paths, scope)
-    profile = load_profile(name, paths)  # validate before writing
+    validate_profile(name, load_settings(paths))  # as `run` would: never make a profile active that cannot run
+    profile = load_profile(name, paths)
     return update_scope(paths, scope, ("profile", "active"), profile.name)
 
 
