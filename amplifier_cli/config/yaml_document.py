@@ -65,8 +65,9 @@ def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | 
 
     if len(text) > MAX_YAML_BYTES:
         raise _too_big(path, len(text))
-    loader = limited_loader(text, path)
+    loader = None
     try:  # one parse gives both the nodes (for the lines) and the data built from them
+        loader = limited_loader(text, path)  # its reader refuses control characters (NUL) right away
         node = loader.get_single_node()
         if node is not None:
             check_expansion(node, path, line_offset)
@@ -79,7 +80,8 @@ def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | 
             f"invalid YAML: {problem}", file=path, line=line, fix="check indentation, colons and quoting near this line"
         ) from exc
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     doc = YamlDocument(path=path, data=data if data is not None else {}, body=body, text=text)
     if node is not None:
         _record_lines(node, (), doc.lines, line_offset)

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .metadata import SessionMetadata, sort_key, utc_now, write_json_atomic
+from .regular_files import read_regular_file
 from .session_lock import SessionInUseError, holder_of, is_locked, release, try_lock
 from .transcript import TranscriptRead, TranscriptWriter, open_private, read_transcript
 
@@ -171,7 +172,7 @@ class SessionStore:
         """The metadata, or None and why it cannot be read (missing, not JSON, wrong shape)."""
         path = directory / METADATA_FILE
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+            data = json.loads(read_regular_file(path).decode("utf-8"))
         except FileNotFoundError:
             return None, "metadata.json is missing"
         except OSError as error:

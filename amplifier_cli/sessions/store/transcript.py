@@ -6,17 +6,16 @@ written: the session in memory keeps them, the copy on disk never has them, and 
 
 from __future__ import annotations
 
-import errno
 import gc
 import json
 import os
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .message_shape import message_problem
+from .regular_files import open_regular, read_regular_file
 
 INTERRUPTED_RESULT = "[interrupted: this tool call did not finish because the session stopped]"
 
@@ -49,7 +48,7 @@ class TranscriptWriter:
 
     def _open(self) -> int:
         try:
-            return os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+            return open_regular(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         except OSError as error:
             raise self._failure(error, "cannot open the transcript for writing") from None
 
@@ -129,7 +128,7 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
         from amplifier_core.read_only_messages import read_only_json_object as hook
     result = TranscriptRead()
     try:
-        raw = _read_regular_file(path)
+        raw = read_regular_file(path)
     except FileNotFoundError:
         return result
     lines = raw.decode("utf-8", errors="replace").split("\n")
@@ -161,15 +160,6 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
             continue
         result.messages.append(message)
     return result
-
-
-def _read_regular_file(path: Path) -> bytes:
-    """The file's bytes; a FIFO or device put at its name is refused (reading one would hang or never end)."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(errno.EINVAL, "is not a regular file (a transcript is one)", str(path))
-        return handle.read()
 
 
 def _tool_call_ids(message: dict[str, Any]) -> list[tuple[str, str]]:
