@@ -95,9 +95,15 @@ def describe_profile(name: str, *, resolved: bool, paths: AmplifierPaths | None 
 def use_profile(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> Any:
     paths = paths or AmplifierPaths.discover()
     from ..config.settings import writable_scope_path
+    from ..errors import ConfigError
 
     writable_scope_path(paths, scope)
-    validate_profile(name, load_settings(paths))  # as `run` would: never make a profile active that cannot run
+    try:
+        settings = load_settings(paths)
+    except ConfigError:
+        settings = None  # a settings file `use` cannot edit is reported by update_scope, with its fix
+    if settings is not None:
+        validate_profile(name, settings)  # as `run` would: never make a profile active that cannot run
     profile = load_profile(name, paths)
     return update_scope(paths, scope, ("profile", "active"), profile.name)
 
