@@ -76,6 +76,8 @@ async def open_session(
     located = _locate(request, paths, settings)
     built = _plan(request, located)
     start_sdk_import(built.plan)  # overlaps resolution, mounting and the first turn's set-up
+    if located.resumed is not None:
+        located.resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     record = located.resumed or _create_record(request, located, built)
     created = located.resumed is None
     session = AmplifierSession(
@@ -116,7 +118,6 @@ def _locate(request: SessionRequest, paths: AmplifierPaths | None, settings: Set
         resumed = store.find(request.resume_id)
     except (SessionNotFoundError, AmbiguousSessionIdError) as error:
         raise ConfigError.single(str(error)) from None  # the message says where to look
-    resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     saved = resumed.metadata
     if not located_by_caller and Path(saved.cwd) != paths.cwd and Path(saved.cwd).is_dir():
         # Resume where the session ran, from any directory: its project's profiles, settings and cwd.
