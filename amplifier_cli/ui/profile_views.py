@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..config.paths import AmplifierPaths
@@ -95,15 +96,16 @@ def describe_profile(name: str, *, resolved: bool, paths: AmplifierPaths | None 
 def use_profile(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> Any:
     paths = paths or AmplifierPaths.discover()
     from ..config.settings import writable_scope_path
-    from ..errors import ConfigError
+    from ..errors import ConfigError, Problem
 
     writable_scope_path(paths, scope)
     try:
         settings = load_settings(paths)
-    except ConfigError:
-        settings = None  # a settings file `use` cannot edit is reported by update_scope, with its fix
-    if settings is not None:
-        validate_profile(name, settings)  # as `run` would: never make a profile active that cannot run
+    except ConfigError as error:  # `run` would stop on these files whichever profile is chosen: fix them first
+        fix = "correct this settings file first: no profile can run while it is invalid"
+        problems = [replace(problem, fix=problem.fix or fix) for problem in error.problems]
+        raise ConfigError(error.message, problems or [Problem(error.message, fix=fix)]) from None
+    validate_profile(name, settings)  # as `run` would: never make a profile active that cannot run
     profile = load_profile(name, paths)
     return update_scope(paths, scope, ("profile", "active"), profile.name)
 
