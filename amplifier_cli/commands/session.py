@@ -141,15 +141,52 @@ def delete(
 
 
 @session_app.command("cleanup")
-def cleanup(days: int = typer.Option(30, "--days", help="Delete sessions not updated for this many days.")) -> None:
-    """Delete old sessions."""
+def cleanup(
+    days: int = typer.Option(30, "--days", help="Delete sessions not updated for this many days."),
+    all_projects: bool = typer.Option(False, "--all", "--all-projects", "-a", help="Sessions of every project."),
+    force: bool = typer.Option(False, "--force", "-f", help="Do not ask for confirmation."),
+) -> None:
+    """Delete old sessions of this project (--all: of every project), after showing them and asking."""
+    import sys
+
     from ..errors import UsageError
+    from ..sessions.store import SessionInUseError
+    from ..sessions.store.locations import project_key
+    from ..ui.session_views import cleanup_lines
 
     if days < 0:
         raise UsageError.single("--days must be 0 or more", fix="e.g. --days 30")
-    store, _ = _store_and_paths()
-    deleted = store.cleanup(days)
-    typer.echo(f"Deleted {len(deleted)} session(s) older than {days} day(s).")
+    store, paths = _store_and_paths()
+    where = "any project" if all_projects else str(project_key(paths))
+    candidates = store.stale(days, project=None if all_projects else project_key(paths))
+    live = [meta for meta in candidates if store.is_live(meta.session_id)]
+    doomed = [meta for meta in candidates if meta not in live]
+    for meta in live:  # a running session is never removed: its next write would fail
+        typer.echo(f"Keeping {meta.session_id}: it is open in a running amplifier.", err=True)
+    if not doomed:
+        typer.echo(f"No sessions older than {days} day(s) in {where}.")
+        return
+    typer.echo(f"Sessions not updated for {days} day(s) in {where}:")
+    for line in cleanup_lines(doomed, show_project=all_projects):
+        typer.echo(f"  {line}")
+    if not force:
+        if not sys.stdin.isatty():
+            raise UsageError.single(
+                f"refusing to delete {len(doomed)} session(s) without confirmation",
+                fix="pass --force (-f) when not running in a terminal",
+            )
+        typer.confirm(f"Delete these {len(doomed)} session(s)?", abort=True)
+    deleted = 0
+    for meta in doomed:
+        try:
+            store.delete(meta.session_id)
+        except SessionInUseError:  # opened between the listing and now
+            typer.echo(f"Keeping {meta.session_id}: it is open in a running amplifier.", err=True)
+        except FileNotFoundError:
+            pass  # removed meanwhile (with its parent, or by another cleanup)
+        else:
+            deleted += 1
+    typer.echo(f"Deleted {deleted} session(s) older than {days} day(s).")
 
 
 @session_app.command("resume")

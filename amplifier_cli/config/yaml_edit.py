@@ -15,9 +15,12 @@ def edit_yaml_text(text: str, key_path: tuple[str, ...], value: Any, expected: d
 
     if value is None or not key_path:
         return None
+    from ..errors import ConfigError
+    from .yaml_document import compose_limited, safe_load_limited
+
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        root = compose_limited(text)
+    except (yaml.YAMLError, ConfigError):
         return None
     if root is None:
         edited = _append_top_level(text, key_path, value)
@@ -34,8 +37,8 @@ def edit_yaml_text(text: str, key_path: tuple[str, ...], value: Any, expected: d
     else:
         return None
     try:
-        return edited if yaml.safe_load(edited) == expected else None
-    except yaml.YAMLError:
+        return edited if safe_load_limited(edited) == expected else None
+    except (yaml.YAMLError, ConfigError):
         return None
 
 

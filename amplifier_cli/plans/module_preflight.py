@@ -4,6 +4,7 @@ would fix it."""
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 from typing import Any
 
@@ -18,13 +19,16 @@ from .sources.resolver import LayeredModuleResolver, package_name
 PROVIDER_KEY_VARS = {"provider-anthropic": "ANTHROPIC_API_KEY", "provider-openai": "OPENAI_API_KEY"}
 
 
-def check_plan_modules(plan: dict[str, Any], resolver: LayeredModuleResolver) -> None:
-    """Resolve (and fetch, for git sources) every module of the plan without importing any of them."""
+def check_plan_modules(plan: dict[str, Any], resolver: LayeredModuleResolver, *, fetch: bool = True) -> None:
+    """Resolve (and fetch, for git sources) every module of the plan without importing any of them. Without
+    ``fetch`` only whether some layer provides each module is checked (`profile list`: no clone, no network)."""
     problems: list[Problem] = []
     for role, module_id, source in module_ids(plan):
         key_path = f"session.{role}" if role in ("orchestrator", "context") else role
         try:
-            resolver.resolve(module_id, source_hint=source).resolve()
+            found = resolver.resolve(module_id, source_hint=source)
+            if fetch:
+                found.resolve()
         except ModuleNotFoundError:
             if importlib.util.find_spec(package_name(module_id)) is None:  # the kernel's last fallback
                 answers = "; ".join(f"{a.layer}: {a.detail}" for a in resolver.explain(module_id, source))
@@ -42,10 +46,19 @@ def check_plan_modules(plan: dict[str, Any], resolver: LayeredModuleResolver) ->
 
 
 def _not_found_fix(module_id: str) -> str:
+    close = difflib.get_close_matches(module_id, _known_module_ids(), n=1, cutoff=0.75)
+    guess = f"did you mean '{close[0]}'? If not, " if close else ""
     return (
-        f"add 'source: <git+URL@ref | path>' to its entry, run 'amplifier source add {module_id} <URI>', "
+        f"{guess}add 'source: <git+URL@ref | path>' to its entry, run 'amplifier source add {module_id} <URI>', "
         f"or see 'amplifier source show {module_id}'"
     )
+
+
+def _known_module_ids() -> list[str]:
+    """Ids of the installed modules (entry points `amplifier.modules`, the bundled ones among them)."""
+    from importlib.metadata import entry_points
+
+    return sorted({entry.name for entry in entry_points(group="amplifier.modules")})
 
 
 def no_provider_message(plan: dict[str, Any], profile_name: str) -> str:

@@ -80,6 +80,8 @@ async def open_session(
     located = _locate(request, paths, settings)
     built = _plan(request, located)
     start_sdk_import(built.plan)  # overlaps resolution, mounting and the first turn's set-up
+    if located.resumed is not None:
+        located.resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     record = located.resumed or _create_record(request, located, built)
     created = located.resumed is None
     session = AmplifierSession(

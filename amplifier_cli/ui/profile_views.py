@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..config.paths import AmplifierPaths
@@ -21,15 +22,44 @@ def profile_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]
         status = "active" if location.name == (active or DEFAULT_PROFILE) else ""
         if location.name == DEFAULT_PROFILE and not status:
             status = "default"
+        problems = profile_problems(location.name, settings)
+        description = _quick_description(location.path)
+        if problems:
+            status = f"{status}, invalid" if status else "invalid"
+            first = problems[0] if len(problems[0]) <= 160 else problems[0][:157] + "..."
+            description = f"{first} (all problems: amplifier profile list --json)"
         rows[location.name] = {
             "name": location.name,
             "origin": location.origin,
             "path": str(location.path),
             "status": status,
-            "description": _quick_description(location.path),
+            "description": description,
+            "problems": problems,
             "shadows": [],
         }
     return sorted(rows.values(), key=lambda row: row["name"])
+
+
+def validate_profile(name: str, settings: Any) -> None:
+    """What `run` checks before it mounts anything: the profile (extends, schema, required keys) merged with the
+    settings, and that every module it names can be found (no git fetch). Raises ConfigError."""
+    from ..plans.module_preflight import check_plan_modules
+    from ..plans.plan import build_plan
+    from ..plans.sources import make_resolver
+
+    built = build_plan(settings, name, paths=settings.paths)
+    check_plan_modules(built.plan, make_resolver(settings), fetch=False)
+
+
+def profile_problems(name: str, settings: Any) -> list[str]:
+    """The problems `run -P name` would report, rendered one per line; empty when the profile is valid."""
+    from ..errors import ConfigError
+
+    try:
+        validate_profile(name, settings)
+    except ConfigError as error:
+        return [problem.render() for problem in error.problems] or [error.render()]
+    return []
 
 
 def _quick_description(path: Any) -> str:
@@ -66,9 +96,17 @@ def describe_profile(name: str, *, resolved: bool, paths: AmplifierPaths | None 
 def use_profile(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> Any:
     paths = paths or AmplifierPaths.discover()
     from ..config.settings import writable_scope_path
+    from ..errors import ConfigError, Problem
 
     writable_scope_path(paths, scope)
-    profile = load_profile(name, paths)  # validate before writing
+    try:
+        settings = load_settings(paths)
+    except ConfigError as error:  # `run` would stop on these files whichever profile is chosen: fix them first
+        fix = "correct this settings file first: no profile can run while it is invalid"
+        problems = [replace(problem, fix=problem.fix or fix) for problem in error.problems]
+        raise ConfigError(error.message, problems or [Problem(error.message, fix=fix)]) from None
+    validate_profile(name, settings)  # as `run` would: never make a profile active that cannot run
+    profile = load_profile(name, paths)
     return update_scope(paths, scope, ("profile", "active"), profile.name)
 
 

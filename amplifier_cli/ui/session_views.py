@@ -21,6 +21,16 @@ def summary_row(meta: SessionMetadata) -> dict[str, Any]:
     }
 
 
+def cleanup_lines(sessions: list[SessionMetadata], *, show_project: bool) -> list[str]:
+    """One line per session `session cleanup` is about to delete: id, last update, turns, first prompt."""
+    lines = []
+    for meta in sessions:
+        prompt = (meta.first_prompt or "(no message)").replace("\n", " ")[:50]
+        project = f"  {meta.project}" if show_project else ""
+        lines.append(f"{meta.session_id[:8]}  {meta.updated[:16]}  {meta.turn_count} turn(s){project}  {prompt}")
+    return lines
+
+
 def _message_text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):

@@ -91,14 +91,46 @@ def test_delete_needs_force_without_a_terminal_and_removes_the_session(e2e) -> N
     assert e2e.run("session", "show", session_id).returncode == 2
 
 
-def test_cleanup_deletes_only_sessions_older_than_the_given_days(e2e) -> None:
-    old = _write_session(e2e.sessions_dir, "77777777-0000-4000-8000-000000000000", e2e.project, age=timedelta(days=30))
-    recent = _write_session(e2e.sessions_dir, "88888888-0000-4000-8000-000000000000", e2e.project,
+def test_cleanup_lists_this_projects_old_sessions_and_deletes_them_only_when_confirmed(e2e, tmp_path) -> None:
+    project = e2e.project.resolve()
+    elsewhere = tmp_path / "other-project"
+    old = _write_session(e2e.sessions_dir, "77777777-0000-4000-8000-000000000000", project, age=timedelta(days=30))
+    recent = _write_session(e2e.sessions_dir, "88888888-0000-4000-8000-000000000000", project,
                             age=timedelta(days=2))
-    result = e2e.run("session", "cleanup", "--days", "7")
+    foreign = _write_session(e2e.sessions_dir, "99999999-0000-4000-8000-000000000000", elsewhere,
+                             age=timedelta(days=30))
+
+    refused = e2e.run("session", "cleanup", "--days", "7")  # no terminal, no -f: nothing is deleted
+    assert refused.returncode == 2
+    assert "--force" in refused.stderr and "Traceback" not in refused.stderr
+    assert "77777777" in refused.stdout and "99999999" not in refused.stdout  # shows what it would delete
+    assert old.exists() and recent.exists() and foreign.exists()
+
+    result = e2e.run("session", "cleanup", "--days", "7", "-f")
     assert result.returncode == 0, result.stderr
-    assert "Deleted 1 session" in result.stdout
-    assert not old.exists() and recent.exists()
+    assert "Deleted 1 session" in result.stdout and "prompt of 77777777" in result.stdout
+    assert not old.exists() and recent.exists() and foreign.exists()  # another project's sessions stay
+
+    everywhere = e2e.run("session", "cleanup", "--days", "7", "--all", "-f")
+    assert everywhere.returncode == 0, everywhere.stderr
+    assert "Deleted 1 session" in everywhere.stdout and not foreign.exists() and recent.exists()
+
+
+def test_cleanup_in_a_terminal_asks_and_keeps_everything_on_no(e2e) -> None:
+    old = _write_session(e2e.sessions_dir, "77777777-0000-4000-8000-000000000000", e2e.project.resolve(),
+                         age=timedelta(days=30))
+    import pexpect
+
+    from .conftest import TIMEOUT, installed_amplifier
+
+    command = installed_amplifier()
+    child = pexpect.spawn(command[0], [*command[1:], "session", "cleanup", "--days", "7"], cwd=str(e2e.project),
+                          env=e2e.env, encoding="utf-8", timeout=TIMEOUT)
+    child.expect("Delete these 1 session")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1 and old.exists()
 
 
 def test_list_works_with_two_thousand_sessions(e2e) -> None:

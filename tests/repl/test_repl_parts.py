@@ -130,10 +130,12 @@ def test_save_writes_markdown_or_json_by_file_name(tmp_path: Path) -> None:
          "tool_calls": [{"id": "c1", "tool": "bash", "arguments": {"command": "ls"}}]},
         {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": "a.txt"},
     ]
-    markdown = save_transcript(tmp_path / "s.md", messages, {"session_id": "abc", "model": "m"}).read_text()
+    roots = [tmp_path]
+    header = {"session_id": "abc", "model": "m"}
+    markdown = save_transcript(tmp_path / "s.md", messages, header, roots=roots).read_text()
     assert "# Session abc" in markdown and "## You\n\nhi" in markdown and "### Tool call: bash" in markdown
     assert "### Result of bash" in markdown
-    data = json.loads(save_transcript(tmp_path / "s.json", messages, {"session_id": "abc"}).read_text())
+    data = json.loads(save_transcript(tmp_path / "s.json", messages, {"session_id": "abc"}, roots=roots).read_text())
     assert data["session_id"] == "abc" and data["messages"] == messages
 
 
@@ -179,7 +181,7 @@ def test_a_saved_conversation_is_private(tmp_path: Path) -> None:
     import stat
 
     written = save_transcript(tmp_path / "notes" / "chat.md", [{"role": "user", "content": "hi"}],
-                              {"session_id": "s1"})
+                              {"session_id": "s1"}, roots=[tmp_path])
     assert stat.S_IMODE(written.stat().st_mode) == 0o600 and "hi" in written.read_text()
 
 
@@ -190,7 +192,8 @@ def test_saving_never_writes_through_a_symlink_at_the_given_name(tmp_path: Path)
     victim.write_text("original\n")
     (tmp_path / "chat.md").symlink_to(victim)
     with pytest.raises(OSError) as raised:
-        save_transcript(tmp_path / "chat.md", [{"role": "user", "content": "hi"}], {"session_id": "s1"})
+        save_transcript(tmp_path / "chat.md", [{"role": "user", "content": "hi"}], {"session_id": "s1"},
+                        roots=[tmp_path])
     assert "symbolic link" in raised.value.strerror
     assert victim.read_text() == "original\n"
 

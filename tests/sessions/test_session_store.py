@@ -78,8 +78,8 @@ def test_find_accepts_unique_prefixes_and_lists_candidates_when_ambiguous(tmp_pa
 def test_list_filters_by_project_hides_children_and_sorts_newest_first(tmp_path: Path) -> None:
     store = _store(tmp_path)
     here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
-    old = store.create(cwd=here, project=here)
-    new = store.create(cwd=here, project=here)
+    old = store.create(cwd=here, project=here, first_prompt="hi")
+    new = store.create(cwd=here, project=here, first_prompt="hi")
     for record, stamp in ((old, "2026-01-01T00:00:00+00:00"), (new, "2026-02-01T00:00:00+00:00")):
         path = record.directory / "metadata.json"
         path.write_text(json.dumps({**json.loads(path.read_text()), "updated": stamp}))
@@ -92,14 +92,18 @@ def test_list_filters_by_project_hides_children_and_sorts_newest_first(tmp_path:
     assert [m.parent_id for m in store.children_of(old.session_id)] == [old.session_id]
 
 
-def test_cleanup_deletes_only_sessions_older_than_the_cutoff(tmp_path: Path) -> None:
+def test_stale_offers_only_sessions_older_than_the_cutoff_and_delete_removes_them(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    stale = store.create(cwd=tmp_path, project=tmp_path)
-    fresh = store.create(cwd=tmp_path, project=tmp_path)
+    stale = store.create(cwd=tmp_path, project=tmp_path, first_prompt="old")
+    fresh = store.create(cwd=tmp_path, project=tmp_path, first_prompt="new")
+    stale.close()
+    fresh.close()
     metadata = json.loads((stale.directory / "metadata.json").read_text())
     metadata["updated"] = (datetime.now(UTC) - timedelta(days=40)).isoformat()
     (stale.directory / "metadata.json").write_text(json.dumps(metadata))
-    assert store.cleanup(30) == [stale.session_id]
+    assert [meta.session_id for meta in store.stale(30)] == [stale.session_id]
+    assert store.stale(30, project=tmp_path / "elsewhere") == []
+    store.delete(stale.session_id)
     assert [m.session_id for m in store.list()] == [fresh.session_id]
 
 

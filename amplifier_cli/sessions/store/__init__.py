@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .metadata import METADATA_VERSION, SessionMetadata
+from .session_lock import SessionInUseError
 from .store import (
     EVENTS_FILE,
     TRANSCRIPT_FILE,
@@ -20,6 +21,7 @@ __all__ = [
     "METADATA_VERSION",
     "TRANSCRIPT_FILE",
     "AmbiguousSessionIdError",
+    "SessionInUseError",
     "SessionMetadata",
     "SessionNotFoundError",
     "SessionRecord",

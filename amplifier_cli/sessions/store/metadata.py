@@ -53,14 +53,27 @@ class SessionMetadata(BaseModel):
 
 
 def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
-    """Write ``payload`` so readers see the old or the new file, never half of one."""
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``payload`` so readers see the old or the new file, never half of one. A failed write (disk
+    full, file size limit) leaves the old file and raises an OSError naming ``path``."""
+    text = json.dumps(payload, indent=2, ensure_ascii=False)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            json.dump(payload, temp, indent=2, ensure_ascii=False)
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a path that is not UTF-8 (lone surrogates): JSON escapes read back the same
+        data = json.dumps(payload, indent=2, ensure_ascii=True).encode("ascii")
+    try:
+        handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise OSError(error.errno, f"cannot write {path.name}: {error.strerror}", str(path)) from None
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
         os.replace(temp_name, path)
+    except OSError as error:
+        Path(temp_name).unlink(missing_ok=True)
+        raise OSError(error.errno, f"cannot write {path.name} (the previous one is unchanged): {error.strerror}",
+                      str(path)) from None
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise

@@ -17,6 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from .metadata import SessionMetadata, sort_key, utc_now, write_json_atomic
+from .regular_files import read_regular_file
+from .session_lock import SessionInUseError, holder_of, is_locked, release, try_lock
 from .transcript import TranscriptRead, TranscriptWriter, open_private, read_transcript
 
 METADATA_FILE = "metadata.json"
@@ -53,6 +55,8 @@ class SessionRecord:
         self.directory = directory
         self.metadata = metadata
         self._writer: TranscriptWriter | None = None
+        self._lock: int | None = None
+        self.created_here = False  # made by this process: dropped again on close if no message was ever sent
         self.secrets: Any = None  # set by the app: ``mask(value)`` applied to everything the record writes
 
     @property
@@ -94,10 +98,38 @@ class SessionRecord:
     def read_transcript(self, *, read_only: bool = False) -> TranscriptRead:
         return read_transcript(self.transcript_path, read_only=read_only)
 
+    def lock(self) -> None:
+        """Take the session for this process until ``close``; SessionInUseError names the process that has it."""
+        if self._lock is not None:
+            return
+        try:
+            self._lock = try_lock(self.directory)
+        except OSError as error:
+            raise OSError(error.errno, f"cannot lock the session: {error.strerror}", error.filename) from None
+        if self._lock is None:
+            raise SessionInUseError(self.session_id, holder_of(self.directory))
+
+    @property
+    def has_messages(self) -> bool:
+        """The user said something in this session (an opened and closed chat is not a session to keep)."""
+        return has_messages(self.metadata)
+
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        """Stop writing and let other processes open the session. A session this process created in which no
+        message was ever sent is removed: it holds only the system instruction, which a new session recreates."""
+        try:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+            if self.created_here and not self.has_messages and self._lock is not None:
+                shutil.rmtree(self.directory, ignore_errors=True)
+        finally:
+            release(self._lock)
+            self._lock = None
+
+
+def has_messages(meta: SessionMetadata) -> bool:
+    return meta.turn_count > 0 or meta.first_prompt is not None
 
 
 def new_session_id() -> str:
@@ -127,6 +159,8 @@ class SessionStore:
             session_id=session_id, created=now, updated=now, cwd=str(cwd), project=str(project), **fields
         )
         record = SessionRecord(directory, metadata)
+        record.lock()
+        record.created_here = True
         record.save_metadata()
         open_private(record.transcript_path).close()
         return record
@@ -138,7 +172,7 @@ class SessionStore:
         """The metadata, or None and why it cannot be read (missing, not JSON, wrong shape)."""
         path = directory / METADATA_FILE
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+            data = json.loads(read_regular_file(path).decode("utf-8"))
         except FileNotFoundError:
             return None, "metadata.json is missing"
         except OSError as error:
@@ -173,12 +207,16 @@ class SessionStore:
         return found
 
     def list(
-        self, *, project: Path | None = None, limit: int | None = None, include_children: bool = False
+        self, *, project: Path | None = None, limit: int | None = None, include_children: bool = False,
+        include_empty: bool = True,
     ) -> list[SessionMetadata]:
+        """Sessions, most recent first; ``include_empty=False`` leaves out those in which no message was ever
+        sent (a clean exit removes them; a crash or an older version may have left some)."""
         sessions = [
             meta
             for meta in self.all_metadata()
             if (project is None or meta.project == str(project)) and (include_children or not meta.parent_id)
+            and (include_empty or has_messages(meta))
         ]
         return sessions[:limit] if limit else sessions
 
@@ -213,26 +251,34 @@ class SessionStore:
         return SessionRecord(self.root / matches[0].session_id, matches[0])
 
     def latest(self, project: Path) -> SessionRecord | None:
-        sessions = self.list(project=project, limit=1)
+        """The session `amplifier continue` resumes: the project's most recent one with a message in it."""
+        sessions = self.list(project=project, limit=1, include_empty=False)
         return SessionRecord(self.root / sessions[0].session_id, sessions[0]) if sessions else None
 
     def delete(self, session_id: str) -> None:
+        """Remove a session's directory, holding its lock meanwhile: a session open in a live process is
+        never removed (SessionInUseError), and nobody can open it while it goes."""
         if not is_safe_session_id(session_id):
             raise ValueError(f"'{session_id}' is not a valid session id")
-        shutil.rmtree(self.root / session_id)
+        directory = self.root / session_id
+        descriptor = try_lock(directory)
+        if descriptor is None:
+            raise SessionInUseError(session_id, holder_of(directory))
+        try:
+            shutil.rmtree(directory)
+        finally:
+            release(descriptor)
 
-    def cleanup(self, older_than_days: int) -> list[str]:
-        """Delete sessions not updated for ``older_than_days`` days; returns the deleted ids."""
+    def is_live(self, session_id: str) -> bool:
+        """Some process has the session open right now."""
+        return is_safe_session_id(session_id) and is_locked(self.root / session_id)
+
+    def stale(self, older_than_days: int, *, project: Path | None = None) -> list[SessionMetadata]:
+        """Sessions (sub-agents included) not updated for ``older_than_days`` days, of ``project`` or of all
+        projects when it is None, oldest first. What `session cleanup` offers to delete."""
         cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
-        deleted = []
-        for meta in self.all_metadata():
-            try:
-                updated = datetime.fromisoformat(meta.updated)
-            except ValueError:
-                continue
-            if updated.tzinfo is None:
-                updated = updated.replace(tzinfo=UTC)
-            if updated < cutoff:
-                self.delete(meta.session_id)
-                deleted.append(meta.session_id)
-        return deleted
+        found = [
+            meta for meta in self.list(project=project, include_children=True)
+            if sort_key(meta.updated) < cutoff
+        ]
+        return sorted(found, key=lambda meta: sort_key(meta.updated))

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .message_shape import message_problem
+from .regular_files import open_regular, read_regular_file
+
 INTERRUPTED_RESULT = "[interrupted: this tool call did not finish because the session stopped]"
 
 
@@ -31,37 +34,81 @@ def open_private(path: Path, mode: str = "a") -> Any:
 
 
 class TranscriptWriter:
-    """Appends messages to a transcript file; each append is flushed to the OS before returning.
+    """Appends messages to a transcript file; each append reaches the OS before returning.
 
     ``secrets`` (an object with ``mask(value)``, e.g. ``amplifier_support.secret_values.SecretValues``)
-    masks every message before it is written."""
+    masks every message before it is written. A write that fails (disk full, file size limit, read-only file)
+    is undone to the last whole line and raised as one OSError naming the transcript: what was written
+    before stays a readable transcript."""
 
     def __init__(self, path: Path, secrets: Any = None) -> None:
         self.path = path
         self.secrets = secrets
-        self._file = open_private(path)
+        self._descriptor: int | None = self._open()
 
-    def _encode(self, message: dict[str, Any]) -> str:
+    def _open(self) -> int:
+        try:
+            return open_regular(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        except OSError as error:
+            raise self._failure(error, "cannot open the transcript for writing") from None
+
+    def _encode(self, message: dict[str, Any]) -> bytes:
         if self.secrets is not None:
             message = self.secrets.mask(message)
-        return encode_message(message)
+        return utf8_line(encode_message(message), message)
 
     def append(self, message: dict[str, Any]) -> None:
-        self._file.write(self._encode(message) + "\n")
-        self._file.flush()
+        data = self._encode(message)
+        if self._descriptor is None:
+            self._descriptor = self._open()
+        descriptor = self._descriptor
+        start = os.fstat(descriptor).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view):]
+        except OSError as error:
+            try:
+                os.ftruncate(descriptor, start)  # no half line: the file stays what it was before this message
+            except OSError:
+                pass
+            raise self._failure(error, "could not save the last message to the transcript (what was saved "
+                                       "before it is intact)") from None
 
     def rewrite(self, messages: list[dict[str, Any]]) -> None:
-        """Replace the whole transcript atomically (after /clear or a restore)."""
-        self._file.close()
+        """Replace the whole transcript atomically (after /clear or a restore); on failure the old file stays."""
+        self.close()
         handle, temp_name = tempfile.mkstemp(dir=self.path.parent, prefix=".transcript.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            temp.writelines(self._encode(message) + "\n" for message in messages)
-        os.replace(temp_name, self.path)
-        self._file = open_private(self.path)
+        try:
+            with os.fdopen(handle, "wb") as temp:
+                for message in messages:
+                    temp.write(self._encode(message))
+            os.chmod(temp_name, 0o600)
+            os.replace(temp_name, self.path)
+        except OSError as error:
+            Path(temp_name).unlink(missing_ok=True)
+            raise self._failure(error, "could not rewrite the transcript (the previous one is unchanged)") from None
+        finally:
+            self._descriptor = self._open()
+
+    def _failure(self, error: OSError, what: str) -> OSError:
+        return OSError(error.errno, f"{what}: {error.strerror or error}", str(self.path))
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.close()
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+
+def utf8_line(text: str, value: Any) -> bytes:
+    """``text`` + newline as UTF-8. Text holding lone surrogates (a path or output that was not UTF-8, as
+    Python decodes it) is re-encoded with JSON escapes, which read back to the same string."""
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        from amplifier_core.models import json_default
+
+        return (json.dumps(value, ensure_ascii=True, default=json_default) + "\n").encode("ascii")
 
 
 @dataclass
@@ -81,7 +128,7 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
         from amplifier_core.read_only_messages import read_only_json_object as hook
     result = TranscriptRead()
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path)
     except FileNotFoundError:
         return result
     lines = raw.decode("utf-8", errors="replace").split("\n")
@@ -92,23 +139,24 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
     gc.disable()  # parsing makes a container per JSON object, none in a cycle: no need to scan for cycles
     try:
         parsed = json.loads("[" + ",".join(line for _, line in numbered) + "]", object_pairs_hook=hook)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         parsed = None
     finally:
         if collecting:
             gc.enable()
-    if parsed is not None and len(parsed) == len(numbered) and all(
-            isinstance(message, dict) and "role" in message for message in parsed):
+    if parsed is not None and len(parsed) == len(numbered) and not any(map(message_problem, parsed)):
         result.messages = parsed
         return result
     for number, line in numbered:  # some line is bad: parse them one by one to say which
         try:
             message = json.loads(line, object_pairs_hook=hook)
-        except json.JSONDecodeError as error:
-            result.warnings.append(f"{path}: line {number} is not valid JSON ({error.msg}); skipped it")
+        except (json.JSONDecodeError, RecursionError) as error:
+            why = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+            result.warnings.append(f"{path}: line {number} is not valid JSON ({why}); skipped it")
             continue
-        if not isinstance(message, dict) or "role" not in message:
-            result.warnings.append(f"{path}: line {number} is not a message (no 'role'); skipped it")
+        problem = message_problem(message)
+        if problem is not None:
+            result.warnings.append(f"{path}: line {number} {problem}; skipped it")
             continue
         result.messages.append(message)
     return result

@@ -203,7 +203,7 @@ class Repl:
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
-        if self.live is not None:
+        if self.live is not None and self.live.record.has_messages:  # an empty chat is not kept (see the store)
             say(f"Session {self.live.session_id[:8]} saved. Resume with: amplifier continue", "dim")
         return self.exit_code
 

@@ -185,7 +185,7 @@ async def _clear(repl: Any, argument: str) -> bool:
 
 
 async def _save(repl: Any, argument: str) -> bool:
-    from .export import save_transcript
+    from .export import SaveRefused, save_transcript
 
     live = await repl.session()
     if live is None:
@@ -196,16 +196,35 @@ async def _save(repl: Any, argument: str) -> bool:
         path = repl.paths.cwd / path
     header = {"session_id": live.session_id, "profile": live.built.profile_name, "provider": live.provider_name,
               "model": repl.model_override or live.model_name}
+    roots = [repl.paths.project_root or repl.paths.cwd, Path.home()]  # where /save may create folders
     try:
         messages = await live.coordinator.get("context").get_messages()
         if live.record.secrets is not None:  # the export is a file on disk: no secret in it either
             messages = live.record.secrets.mask(messages)
-        written = save_transcript(path, messages, header)
+        try:
+            written = save_transcript(path, messages, header, roots=roots)
+        except FileExistsError:
+            if not await _overwrite_confirmed(path):
+                say(f"Kept {path} as it is; nothing saved. Give another path: /save FILE", "dim")
+                return True
+            written = save_transcript(path, messages, header, roots=roots, overwrite=True)
+    except SaveRefused as error:
+        say(f"Not saved: {error}", "error")
+        return True
     except OSError as error:
         say(f"Could not write {path}: {error.strerror}. Give another path: /save FILE", "error")
         return True
     say(f"Saved the conversation to {written}", "ok")
     return True
+
+
+async def _overwrite_confirmed(path: Path) -> bool:
+    """Ask before /save replaces a file (a README, the user's notes): only an explicit yes overwrites."""
+    from .approval import choose_option
+
+    say(f"{path} exists. Replace it with the conversation?", "warning")
+    say_parts((None, "  [1] Overwrite  [2] Keep the file"))
+    return await choose_option(["Overwrite", "Keep the file"]) == "Overwrite"
 
 
 async def _resume(repl: Any, argument: str) -> bool:

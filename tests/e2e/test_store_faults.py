@@ -1,0 +1,112 @@
+"""The session store under bad input and failing disks, through the installed command: a transcript line of the
+wrong shape is reported and repaired like broken JSON, a write that fails is one message and exit 1 with the
+transcript still whole, a working directory whose name is not UTF-8 works, and an empty chat is not a session."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+
+import pytest
+
+from .conftest import TIMEOUT, installed_amplifier
+
+WRONG_SHAPES = [
+    ('{"role": "assistant", "content": "x", "tool_calls": 3}', "has 'tool_calls' that is a number, not a list"),
+    ('{"role": 7, "content": "x"}', "has 'role' a number"),
+    ('{"role": "user", "content": {"text": "x"}}', "has 'content' that is an object"),
+    ('{"role": "assistant", "content": [{"type": "tool_call", "id": "c1"}]}',
+     "has a bad 'content[0]': a 'tool_call' block without 'name'"),
+    ('["role", "user"]', "is a list, not a message object"),
+]
+
+
+@pytest.mark.parametrize(("line", "problem"), WRONG_SHAPES)
+def test_a_transcript_line_of_the_wrong_shape_is_reported_with_file_and_line_and_repaired(e2e, line, problem):
+    e2e.profile("scripted", provider="scripted", script=["one", {"text": "two", "match": "again"}], tools=())
+    assert e2e.run("run", "-P", "scripted", "hello").returncode == 0
+    session = e2e.only_session()
+    transcript = session / "transcript.jsonl"
+    with transcript.open("a") as handle:
+        handle.write(line + "\n")
+    original = transcript.read_bytes()
+
+    result = e2e.run("run", "--resume", session.name, "again")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"{transcript}: line 4 {problem}" in result.stderr
+    assert result.stdout == "two\n"
+    kept = sorted(session.glob("transcript.jsonl.corrupt*"))  # the same repair path as a line that is not JSON
+    assert len(kept) == 1 and kept[0].read_bytes() == original and str(kept[0]) in result.stderr
+    assert [message["role"] for message in e2e.transcript(session)] == [
+        "system", "user", "assistant", "user", "assistant"]
+    shown = e2e.run("session", "show", session.name)
+    assert shown.returncode == 0 and "Traceback" not in shown.stderr
+
+
+def _limit_file_size(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_a_transcript_write_past_the_file_size_limit_is_one_message_exit_1_and_keeps_the_file_whole(e2e) -> None:
+    e2e.profile("scripted", provider="scripted", script=["one", "two"], tools=(), hooks=())
+    assert e2e.run("run", "-P", "scripted", "hello").returncode == 0
+    session = e2e.only_session()
+    transcript = session / "transcript.jsonl"
+    before = transcript.read_bytes()
+    limit = len(before) + 2000  # room for metadata, not for the next user message
+
+    result = subprocess.run(
+        [*installed_amplifier(), "run", "--resume", session.name, "x" * 5000], capture_output=True, text=True,
+        cwd=e2e.project, env=e2e.env, timeout=TIMEOUT, preexec_fn=_limit_file_size(limit), check=False)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and str(transcript) in errors[0] and "File too large" in errors[0]
+    assert transcript.read_bytes() == before  # no half-written line: what was saved before reads back the same
+    assert [message["role"] for message in e2e.transcript(session)] == ["system", "user", "assistant"]
+    resumed = e2e.run("run", "--resume", session.name, "short")
+    assert resumed.returncode == 0 and "line" not in resumed.stderr
+
+
+def test_a_metadata_write_past_the_file_size_limit_names_the_file_and_keeps_the_old_one(e2e) -> None:
+    e2e.profile("scripted", provider="scripted", script=["one", "two"], tools=(), hooks=())
+    assert e2e.run("run", "-P", "scripted", "hello").returncode == 0
+    session = e2e.only_session()
+    metadata = session / "metadata.json"
+    before = metadata.read_bytes()
+    result = subprocess.run(
+        [*installed_amplifier(), "run", "--resume", session.name, "hi"], capture_output=True, text=True,
+        cwd=e2e.project, env=e2e.env, timeout=TIMEOUT, preexec_fn=_limit_file_size(len(before) // 2),
+        check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and str(metadata) in errors[0], result.stderr
+    assert json.loads(metadata.read_bytes()) == json.loads(before)
+
+
+def test_a_run_in_a_directory_whose_name_is_not_utf8_works_and_is_listed(e2e) -> None:
+    e2e.profile("scripted", provider="scripted", script=["one", {"text": "two", "match": "more"}],
+                tools=("tool-filesystem",))
+    odd = os.path.join(os.fsencode(e2e.project), b"caf\xe9-\xff")
+    os.mkdir(odd)
+    command = [os.fsencode(part) for part in installed_amplifier()]
+    first = subprocess.run([*command, b"run", b"-P", b"scripted", b"hello"], capture_output=True, cwd=odd,
+                           env=e2e.env, timeout=TIMEOUT, check=False)
+    assert first.returncode == 0, first.stderr.decode(errors="replace")
+    assert first.stdout == b"one\n" and b"Traceback" not in first.stderr
+    session = e2e.only_session()
+    assert e2e.metadata(session)["cwd"] == os.fsdecode(odd)  # JSON escapes give back the same name
+    again = subprocess.run([*command, b"continue", b"more"], capture_output=True, cwd=odd, env=e2e.env,
+                           timeout=TIMEOUT, check=False)
+    assert again.returncode == 0, again.stderr.decode(errors="replace")
+    assert again.stdout == b"two\n"
+    listed = subprocess.run([*command, b"session", b"list", b"--json"], capture_output=True, cwd=odd,
+                            env=e2e.env, timeout=TIMEOUT, check=False)
+    assert listed.returncode == 0 and b"Traceback" not in listed.stderr
+    assert [row["session_id"] for row in json.loads(listed.stdout)] == [session.name]
