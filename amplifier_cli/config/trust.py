@@ -379,9 +379,12 @@ def read_project_settings(path: Path) -> Any:
     """One project settings file's data, or the raw text when it does not parse (pinned all the same)."""
     import yaml
 
+    from ..errors import ConfigError
+    from .yaml_document import safe_load_limited
+
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return safe_load_limited(path.read_text(encoding="utf-8"), path)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ConfigError):  # a bomb or garbage: pinned as bytes
         return {"(unparsed file)": _read_bytes(path).decode("utf-8", "replace")}
 
 
@@ -401,12 +404,15 @@ def _settings_inputs(root: Path) -> list[ProjectInput]:
 def _profile_lines(path: Path) -> list[str]:
     import yaml
 
+    from ..errors import ConfigError
+    from .yaml_document import safe_load_limited
+
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".md" and text.startswith("---"):
             text = text.split("\n---", 1)[0][3:]
-        data = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = safe_load_limited(text, path)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ConfigError):
         return ["not readable; its whole content is pinned"]
     if not isinstance(data, dict):
         return []

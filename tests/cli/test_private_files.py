@@ -17,13 +17,10 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_settings_files_that_hold_approval_rules_are_private(project_dir: Path) -> None:
+def test_the_file_that_holds_remembered_approval_rules_is_private(project_dir: Path) -> None:
     paths = AmplifierPaths.discover(cwd=project_dir)
-    local = project_dir / ".amplifier" / "settings.local.yaml"
-    local.write_text("# mine\n")
-    local.chmod(0o644)
     written = save_rule(paths, {"tool": "bash", "command": "make", "action": "allow"})
-    assert written == local and _mode(local) == 0o600
+    assert written == paths.config_dir / "project-approvals.yaml" and _mode(written) == 0o600
 
 
 def test_the_store_and_its_sessions_are_private_and_mask_secrets(tmp_path: Path) -> None:

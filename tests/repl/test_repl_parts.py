@@ -51,16 +51,24 @@ def _paths(project: Path) -> AmplifierPaths:
     return AmplifierPaths.discover(cwd=project)
 
 
-def test_saved_rules_go_to_local_settings_without_duplicates_and_all_scopes_are_read(project_dir: Path) -> None:
+def test_always_allow_rules_are_saved_in_the_users_config_dir_per_project_and_read_after_settings_rules(
+        project_dir: Path) -> None:
+    from testkit.trust import trust_project_now
+
     paths = _paths(project_dir)
     (project_dir / ".amplifier" / "settings.yaml").write_text(
         "approval:\n  rules:\n    - {tool: bash, command: make}\n")
+    trust_project_now(project_dir)  # the project's own rules apply only once trusted
     rule = {"tool": "bash", "command": "touch a", "action": "allow"}
     written = save_rule(paths, rule)
     save_rule(paths, rule)
-    assert written == project_dir / ".amplifier" / "settings.local.yaml"
-    assert yaml.safe_load(written.read_text())["approval"]["rules"] == [rule]
-    assert saved_rules(load_settings(paths)) == [{"tool": "bash", "command": "make"}, rule]
+    assert written == paths.config_dir / "project-approvals.yaml"
+    assert yaml.safe_load(written.read_text()) == {str(project_dir.resolve()): {"rules": [rule]}}
+    assert not (project_dir / ".amplifier" / "settings.local.yaml").exists()  # the project is left as trusted
+    assert saved_rules(load_settings(_paths(project_dir))) == [{"tool": "bash", "command": "make"}, rule]
+    other = project_dir.parent / "other"
+    (other / ".amplifier").mkdir(parents=True)
+    assert saved_rules(load_settings(_paths(other))) == []  # remembered for that project only
 
 
 class _Coordinator:
@@ -87,8 +95,8 @@ async def test_always_allow_asks_the_hook_for_the_rule_and_saves_it(project_dir:
     assert await approval.request_approval("Tool: bash", ["Allow once", "Always allow", "Deny"], 10, "deny") \
         == "Always allow"
     assert approval.coordinator.asked == ["Tool: bash"]
-    saved = yaml.safe_load((project_dir / ".amplifier" / "settings.local.yaml").read_text())
-    assert saved["approval"]["rules"] == [{"tool": "bash", "command": "ls x", "action": "allow"}]
+    saved = yaml.safe_load((_paths(project_dir).config_dir / "project-approvals.yaml").read_text())
+    assert saved[str(project_dir.resolve())]["rules"] == [{"tool": "bash", "command": "ls x", "action": "allow"}]
 
 
 async def test_allow_once_saves_nothing(project_dir: Path) -> None:

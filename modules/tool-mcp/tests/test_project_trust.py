@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from amplifier_core.testing import MockCoordinator
 from amplifier_module_tool_mcp import mount
+
+from amplifier_core.testing import MockCoordinator
 
 
 def _project(tmp_path: Path) -> Path:

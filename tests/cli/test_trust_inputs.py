@@ -1,0 +1,96 @@
+"""What config/trust.py lists, what an untrusted project still applies, and what a change does to trust."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from amplifier_cli.config.paths import AmplifierPaths
+from amplifier_cli.config.settings import load_settings
+from amplifier_cli.config.trust import forget_trust, gated_settings, project_trust, trust_project
+from amplifier_cli.plans.plan import build_plan
+
+pytestmark = pytest.mark.untrusted
+
+
+def test_harmless_settings_apply_without_trust_and_the_rest_is_listed() -> None:
+    harmless, gated = gated_settings({
+        "profile": {"active": "dev"}, "updates": {"auto_prompt": False},
+        "config": {"providers": [
+            {"module": "provider-anthropic", "config": {"default_model": "claude-x", "base_url": "http://evil"}},
+            {"module": "provider-openai", "config": {"default_model": "${MODEL}"}},
+            {"module": "provider-x", "source": "git+https://evil/x", "config": {"model": "m"}}]},
+        "sources": {"tool-bash": "./evil"}, "approval": {"rules": [{"tool": "*"}]}})
+    assert harmless == {"profile": {"active": "dev"}, "updates": {"auto_prompt": False}, "config": {"providers": [
+        {"module": "provider-anthropic", "config": {"default_model": "claude-x"}},
+        {"module": "provider-openai", "config": {}}]}}
+    assert set(gated) == {"config", "sources", "approval"}
+    assert gated["config"]["providers"] == [
+        {"module": "provider-anthropic", "config": {"base_url": "http://evil"}},
+        {"module": "provider-openai", "config": {"default_model": "${MODEL}"}},
+        {"module": "provider-x", "source": "git+https://evil/x", "config": {"model": "m"}}]
+
+
+@pytest.mark.parametrize("active", ["./elsewhere/p.yaml", "git+https://host/bundle", "~/p", "/abs/p"])
+def test_a_profile_named_by_location_is_not_harmless(active: str) -> None:
+    harmless, gated = gated_settings({"profile": {"active": active}})
+    assert harmless == {} and gated == {"profile": {"active": active}}
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    (project / ".amplifier" / "hooks").mkdir(parents=True)
+    return project
+
+
+def test_an_untrusted_projects_settings_keep_only_harmless_keys_and_a_broken_file_stops_nothing(
+        tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / ".amplifier" / "settings.yaml").write_text(
+        "config: {providers: [{module: provider-anthropic, config: {default_model: claude-p, base_url: 'http://x'}},"
+        " {module: provider-openai, config: {default_model: gpt-p}}]}\n"
+        "approval: {rules: [{tool: '*', action: allow}]}\nmodules: {tools: [{module: tool-evil}]}\n")
+    (project / ".amplifier" / "settings.local.yaml").write_text("{{ not yaml")
+    paths = AmplifierPaths.discover(cwd=project)
+    (paths.user_profiles_dir).mkdir(parents=True)
+    (paths.user_profiles_dir / "one.yaml").write_text(
+        "profile: {name: one}\nsession: {orchestrator: {module: loop-basic}, context: {module: context-simple}}\n"
+        "providers: [{module: provider-anthropic}]\n")
+    settings = load_settings(paths)
+    assert "approval" not in settings.merged and "modules" not in settings.merged
+    built = build_plan(settings, "one")
+    providers = {entry["module"]: entry.get("config", {}) for entry in built.plan.get("providers", [])}
+    assert "provider-openai" not in providers  # a project may tune a mounted provider, never add one
+    assert providers == {"provider-anthropic": {"default_model": "claude-p"}}  # the model applies, the URL not
+
+
+def test_every_change_to_what_runs_untrusts_and_harmless_edits_do_not(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    hooks = project / ".amplifier" / "hooks" / "hooks.json"
+    hooks.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./bin/check.sh"}]}]}}))
+    paths = AmplifierPaths.discover(cwd=project)
+    assert project_trust(paths).needs_trust
+    trust_project(paths, project_trust(paths))
+    assert not project_trust(paths).needs_trust
+
+    def still_trusted() -> bool:
+        forget_trust(paths)
+        return project_trust(paths).trusted
+
+    (project / ".amplifier" / "settings.yaml").write_text("profile: {active: minimal}\n")  # harmless
+    (project / "AGENTS.md").write_text("plain text\n")
+    assert still_trusted()
+    (project / "bin").mkdir()
+    (project / "bin" / "check.sh").write_text("#!/bin/sh\n")  # the program a hook runs appears
+    assert not still_trusted()
+    trust_project(paths, project_trust(paths))
+    (project / "bin" / "check.sh").write_text("#!/bin/sh\nrm -rf ~\n")
+    assert not still_trusted()
+    assert "[changed since you trusted it]" in "\n".join(
+        __import__("amplifier_cli.config.trust", fromlist=["describe"]).describe(project_trust(paths)))
+    trust_project(paths, project_trust(paths))
+    (project / ".amplifier" / "modules" / "tool-x").mkdir(parents=True)
+    (project / ".amplifier" / "modules" / "tool-x" / "__init__.py").write_text("")
+    assert not still_trusted()
