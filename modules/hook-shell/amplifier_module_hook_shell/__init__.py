@@ -79,12 +79,16 @@ def hook_dirs(config: HookShellConfig, project_dir: Path, user_config_dir: Path 
 def load_hook_table(config: HookShellConfig, project_dir: Path, user_config_dir: Path | None,
                     home: Path | None = None, project_trusted: bool = True) -> HookTable:
     """All hooks in run order: upstream's user folder, the user's file, the project's files (or ``hooks_dirs``),
-    then the module config; only ``enabled_events``, and no timeout over ``max_timeout``."""
+    then the module config; only ``enabled_events``, and no timeout over ``max_timeout``. A broken hooks file is a
+    warning (in ``table.warnings``) and is skipped; broken module config is an error (the profile's)."""
     table = HookTable()
     files = [path for folder in hook_dirs(config, project_dir, user_config_dir, home, project_trusted)
              for path in hooks_files(folder)]
     for path in files:
-        table.extend(load_hooks_file(path, config.timeout))
+        try:
+            table.extend(load_hooks_file(path, config.timeout))
+        except HookConfigError as error:  # a typo in one hooks file must not stop the session: skip that file
+            table.warnings.append(f"hooks file skipped: {error}")
     table.extend(parse_hook_events(config.hooks, CONFIG_SOURCE, config.timeout))
     if config.enabled_events is not None:
         table.groups = {event: groups for event, groups in table.groups.items() if event in config.enabled_events}

@@ -117,7 +117,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         upstream = settings.read_upstream_files
         files = server_files(config_dir, project_root, home=_home() if upstream else None,
                              config_file=os.environ.get(CONFIG_FILE_VARIABLE) if upstream else None)
-    definitions = merged_servers(files, settings.servers)
+    definitions = merged_servers(files, settings.servers, warn=_warner(coordinator))
     server_set = ServerSet(definitions, ConnectionSettings(
         startup_timeout=settings.startup_timeout,
         request_timeout=settings.request_timeout,

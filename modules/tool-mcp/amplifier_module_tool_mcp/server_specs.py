@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -128,11 +129,28 @@ def server_files(config_dir: Path | None, project_root: Path | None, *, home: Pa
     return unique
 
 
+def _unknown_keys_hint(body: Any) -> str:
+    """`; unknown key 'comand' (did you mean 'command'?)` for keys a server entry holds that no server has."""
+    import difflib
+
+    if not isinstance(body, dict):
+        return ""
+    known = [*ServerSpec.model_fields, "transport"]
+    hints = []
+    for unknown in (key for key in body if key not in known):
+        close = difflib.get_close_matches(str(unknown), known, n=1)
+        hints.append(f"unknown key '{unknown}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+    return ("; " + ", ".join(hints)) if hints else ""
+
+
 def _problem(origin: str, key_path: str, what: str, fix: str) -> ModuleConfigError:
     return ModuleConfigError(f"{origin}: '{key_path}': {what}; {fix}")
 
 
-def parse_servers(raw: Any, origin: str, key: str, *, strict: bool) -> dict[str, ServerDefinition]:
+def parse_servers(raw: Any, origin: str, key: str, *, strict: bool,
+                  warn: Callable[[str], None] | None = None) -> dict[str, ServerDefinition]:
+    """The servers of one mapping. With ``warn``, a broken entry is a warning (with the unknown keys it holds and
+    the closest known one) and is skipped; without it, an error."""
     if not isinstance(raw, dict):
         raise _problem(origin, key, f"must be a mapping of server name to server, got {type(raw).__name__}",
                        'write {"NAME": {"command": "...", "args": [...]}}')
@@ -146,12 +164,17 @@ def parse_servers(raw: Any, origin: str, key: str, *, strict: bool) -> dict[str,
             spec = model.model_validate(body if body is not None else {})
         except ValidationError as error:
             detail = describe_config_errors(f"{origin}: '{key}.{name}'", model, error)
-            raise ModuleConfigError(detail + "; see the tool-mcp README for the server fields") from None
+            detail += _unknown_keys_hint(body)
+            if warn is None:
+                raise ModuleConfigError(detail + "; see the tool-mcp README for the server fields") from None
+            warn(f"MCP server '{name}' skipped: {detail}; fix the entry (see the tool-mcp README for the server "
+                 "fields)")
+            continue
         found[name] = ServerDefinition(name, spec, origin)
     return found
 
 
-def read_server_file(path: Path) -> dict[str, ServerDefinition]:
+def read_server_file(path: Path, warn: Callable[[str], None] | None = None) -> dict[str, ServerDefinition]:
     """Servers of one JSON file; a missing file has none, a broken one is an error naming the file."""
     try:
         text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors write one) is not an error
@@ -172,17 +195,27 @@ def read_server_file(path: Path) -> dict[str, ServerDefinition]:
         raise _problem(str(path), "(root)", "must be a JSON object", 'write {"mcpServers": {...}}')
     for key in SERVERS_KEYS:
         if key in document:
-            return parse_servers(document[key], str(path), key, strict=False)
+            return parse_servers(document[key], str(path), key, strict=False, warn=warn)
     return {}
 
 
 def merged_servers(
-    files: list[Path], module_servers: dict[str, Any] | None
+    files: list[Path], module_servers: dict[str, Any] | None, warn: Callable[[str], None] | None = None
 ) -> dict[str, ServerDefinition]:
-    """All definitions, later wins by name; disabled servers are dropped last (so a later file can disable)."""
+    """All definitions, later wins by name; disabled servers are dropped last (so a later file can disable).
+
+    With ``warn``, a broken file or server entry is one warning naming the file, key and fix, and the others
+    still load (a typo in a project's .mcp.json must not stop the session); without it, it is an error. The
+    module's own ``servers`` config is always an error: it is part of the profile, which is checked as a whole."""
     merged: dict[str, ServerDefinition] = {}
     for path in files:
-        merged.update(read_server_file(path))
+        if warn is None:
+            merged.update(read_server_file(path))
+            continue
+        try:
+            merged.update(read_server_file(path, warn))
+        except ModuleConfigError as error:
+            warn(f"MCP servers file skipped: {error}")
     if module_servers:
         merged.update(parse_servers(module_servers, "tool-mcp config", "servers", strict=True))
     return {name: definition for name, definition in merged.items() if not definition.spec.disabled}
