@@ -26,6 +26,7 @@ from ..plans.agents.catalog import (
 )
 from ..plans.agents.definitions import AgentDefinition
 from ..plans.agents.overlay import plan_for_agent
+from .plan_mode import DEFAULT_MODE, MODE_CAPABILITY
 from .request import SessionRequest
 
 if TYPE_CHECKING:
@@ -224,6 +225,7 @@ class SubAgentSpawner:
                     DEPTH_CAPABILITY: depth + 1,
                     MAX_DEPTH_CAPABILITY: limit,
                     CATALOG_CAPABILITY: catalog.capability_value(),
+                    MODE_CAPABILITY: coordinator.get_capability(MODE_CAPABILITY) or DEFAULT_MODE,  # plan mode holds
                 },
             )
         except AmplifierError as error:

@@ -162,7 +162,8 @@ async def test_a_broken_skill_is_skipped_with_a_problem_naming_the_file(places):
     make_skill(places["config"] / "skills", "fine", "fine", "Works.")
     summary = (await mounted(places)).get_capability("skills.catalog")()
     assert [row["name"] for row in summary["skills"]] == ["fine"]
-    assert str(directory / "SKILL.md") in summary["problems"][0] and "'description' is missing" in summary["problems"][0]
+    problem = summary["problems"][0]
+    assert str(directory / "SKILL.md") in problem and "'description' is missing" in problem
 
 
 async def test_a_skill_file_outside_the_project_is_readable_with_read_file(places):
