@@ -13,6 +13,7 @@ from typing import Any
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 APPROVAL_MODES = ("ask", "allow", "deny")
 SANDBOX_MODES = ("workspace-write", "read-only", "off")
+SESSION_MODES = ("normal", "plan")  # sessions/plan_mode.py
 DEFAULT_OUTPUT_FORMAT = OUTPUT_FORMATS[0]
 DEFAULT_APPROVAL = APPROVAL_MODES[0]
 
@@ -71,6 +72,7 @@ def start(
     max_turns: int | None = None,
     continue_latest: bool = False,
     sandbox: str | None = None,
+    mode: str | None = None,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it."""
     from ..errors import UsageError
@@ -79,6 +81,8 @@ def start(
     _check_choice(approval, APPROVAL_MODES, "--approval")
     if sandbox is not None:
         _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
+    if mode is not None:
+        _check_choice(mode, SESSION_MODES, "--mode")
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
     if resume and session_id:
@@ -95,7 +99,7 @@ def start(
     from ..sessions.request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
-                             sandbox=sandbox)
+                             sandbox=sandbox, mode=mode or SESSION_MODES[0])
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl

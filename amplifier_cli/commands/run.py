@@ -15,6 +15,8 @@ OutputFormatOption = Annotated[str, typer.Option("--output-format", "-o", help="
 ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or deny tool approvals.")]
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
+ModeOption = Annotated[str | None, typer.Option(
+    "--mode", help="plan: the model may read and think, but no tool call that writes or runs commands.")]
 RebuildProfileOption = Annotated[
     str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
 ]
@@ -33,6 +35,7 @@ def register(root: typer.Typer) -> None:
         approval: ApprovalOption = DEFAULT_APPROVAL,
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
         sandbox: SandboxOption = None,
+        mode: ModeOption = None,
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -47,6 +50,7 @@ def register(root: typer.Typer) -> None:
                 approval=approval,
                 max_turns=max_turns,
                 sandbox=sandbox,
+                mode=mode,
             )
         )
 
@@ -59,6 +63,7 @@ def register(root: typer.Typer) -> None:
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
         sandbox: SandboxOption = None,
+        mode: ModeOption = None,
     ) -> None:
         """Resume the most recent session of this project."""
         raise typer.Exit(
@@ -71,6 +76,7 @@ def register(root: typer.Typer) -> None:
                 approval=approval,
                 continue_latest=True,
                 sandbox=sandbox,
+                mode=mode,
             )
         )
 

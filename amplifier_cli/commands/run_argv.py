@@ -29,6 +29,7 @@ RUN_OPTIONS: dict[str, str] = {
     "--approval": "approval",
     "--max-turns": "max_turns",
     "--sandbox": "sandbox",
+    "--mode": "mode",
 }
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()

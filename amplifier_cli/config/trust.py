@@ -7,7 +7,10 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
 - project settings (``.amplifier/settings.yaml``, ``settings.local.yaml``): every key but the harmless ones
   below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, ...);
 - project profiles and bundles (``.amplifier/profiles/**``: modules and their sources, includes, ``sandbox:``);
-- sub-agent definitions (``.amplifier/agents/**``) and workspace modules (``.amplifier/modules/**``);
+- sub-agent definitions (``.amplifier/agents/**``, ``.claude/agents/**``) and workspace modules
+  (``.amplifier/modules/**``);
+- skills (``.amplifier/skills/**``, ``.claude/skills/**``: each skill folder, its scripts too) and chat commands
+  (``.amplifier/commands/**``, ``.claude/commands/**``): text that tells the model what to do and run;
 - files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it.
 
 Harmless without trust: ``profile.active`` / ``profile.default`` naming a profile, ``updates``, and in
@@ -40,6 +43,9 @@ HOOKS_DIR = f"{PROJECT_DIR_NAME}/hooks"
 PROFILES_DIR = f"{PROJECT_DIR_NAME}/profiles"
 AGENTS_DIR = f"{PROJECT_DIR_NAME}/agents"
 MODULES_DIR = f"{PROJECT_DIR_NAME}/modules"
+CLAUDE_AGENTS_DIR = ".claude/agents"
+SKILL_DIRS = (f"{PROJECT_DIR_NAME}/skills", ".claude/skills")
+COMMAND_DIRS = (f"{PROJECT_DIR_NAME}/commands", ".claude/commands")
 HARMLESS_PROVIDER_KEYS = frozenset({"default_model", "model", "max_tokens", "max_output_tokens", "temperature",
                                     "top_p", "reasoning_effort", "thinking"})
 """Provider config keys a project may set without trust: they pick a model or a limit, never an endpoint,
@@ -457,6 +463,36 @@ def _directory_inputs(root: Path, relative: str, kind: str, per_file: bool) -> l
     return inputs
 
 
+def _skill_inputs(root: Path) -> list[ProjectInput]:
+    """Each skill folder (everything in it: a skill's scripts are what it tells the model to run)."""
+    inputs = []
+    for relative in SKILL_DIRS:
+        directory = root / relative
+        if not directory.is_dir():
+            continue
+        for child in sorted(directory.iterdir()):
+            if child.name in _SKIPPED_NAMES:
+                continue
+            digest = _tree_digest(root, child) if child.is_dir() else _with_files(root, [], None, [child])
+            names = [_relative(child, path) for path in _tree_files(child)] if child.is_dir() else [child.name]
+            inputs.append(ProjectInput(f"skill '{_relative(root, child)}'", _relative(root, child),
+                                       ("instructions the model follows when it loads them; files: "
+                                        + ", ".join(names[:8]) + (" ..." if len(names) > 8 else ""),), digest))
+    return inputs
+
+
+def _command_inputs(root: Path) -> list[ProjectInput]:
+    inputs = []
+    for relative in COMMAND_DIRS:
+        directory = root / relative
+        if directory.is_dir():
+            for path in _tree_files(directory):
+                inputs.append(ProjectInput(f"command '{_relative(root, path)}'", _relative(root, path),
+                                           ("a chat command: its text is sent to the model as a prompt",),
+                                           _with_files(root, [], None, [path])))
+    return inputs
+
+
 def project_inputs(root: Path) -> list[ProjectInput]:
     """Everything in the project at ``root`` that needs trust (see the module docstring)."""
     return [
@@ -465,7 +501,10 @@ def project_inputs(root: Path) -> list[ProjectInput]:
         *_settings_inputs(root),
         *_directory_inputs(root, PROFILES_DIR, "profile", per_file=True),
         *_directory_inputs(root, AGENTS_DIR, "agent", per_file=True),
+        *_directory_inputs(root, CLAUDE_AGENTS_DIR, "Claude Code agent", per_file=True),
         *_directory_inputs(root, MODULES_DIR, "workspace module", per_file=False),
+        *_skill_inputs(root),
+        *_command_inputs(root),
     ]
 
 

@@ -93,7 +93,7 @@ async def open_session(
         is_resumed=not created,
     )
     try:
-        spawner, mount_log = await _mount(session, record, built, located, capabilities or {})
+        spawner, mount_log = await _mount(session, record, built, located, capabilities or {}, request.mode)
         _check_providers(session, built, mount_log)
     except ConfigError:
         await _abandon(session, record, created=created)
@@ -179,7 +179,7 @@ def _create_record(request: SessionRequest, located: _Located, built: BuiltPlan)
 
 
 async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, located: _Located,
-                 capabilities: dict[str, Any]) -> tuple[SubAgentSpawner, list[str]]:
+                 capabilities: dict[str, Any], request_mode: str = "normal") -> tuple[SubAgentSpawner, list[str]]:
     """Give the session what the app contributes (resolver, ${VAR} expansion, capabilities), then mount every
     module; return the spawner and what modules logged while mounting."""
     from ..plans.sources import make_resolver
@@ -210,6 +210,9 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     # session.spawn / session.resume / session.depth / agents.catalog
     spawner = SubAgentSpawner(located.paths, located.settings, open_session)
     spawner.register(coordinator, built, capabilities)
+    from .plan_mode import register_mode_gate  # plan mode refuses writes whatever the profile mounts
+
+    register_mode_gate(coordinator, request_mode)
     for name, value in capabilities.items():
         coordinator.register_capability(name, value)
 

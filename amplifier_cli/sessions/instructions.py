@@ -1,5 +1,8 @@
-"""Project instruction files: `AGENTS.md` (and `AMPLIFIER.md`) from the user config dir and the project root,
-added to a new session as one system message so every session in a project follows the same house rules.
+"""Project instruction files: `AGENTS.md`, `AMPLIFIER.md`, `CLAUDE.md` and (project only) `CLAUDE.local.md`
+from the user config dir and the project root, added to a new session as one system message so every session in
+a project follows the same house rules, whichever agent they were written for. Order, later taking precedence:
+the user's files, then the project's, each in the order of INSTRUCTION_FILE_NAMES; a file already added (one
+file imports or links another, or AGENTS.md is a symlink to CLAUDE.md) is not added again.
 
 `@path` in a file includes another file, resolved relative to the including file and loaded once (nested
 includes too, up to a few levels). An include must stay inside the directory tree it was found in (the
@@ -18,7 +21,8 @@ from typing import Any
 
 from ..config.paths import AmplifierPaths
 
-INSTRUCTION_FILE_NAMES = ("AGENTS.md", "AMPLIFIER.md")
+INSTRUCTION_FILE_NAMES = ("AGENTS.md", "AMPLIFIER.md", "CLAUDE.md", "CLAUDE.local.md")
+USER_ONLY_EXCLUDED = ("CLAUDE.local.md",)  # a personal file beside a project's CLAUDE.md; not a user-wide one
 MESSAGE_SOURCE = "project_instructions"
 MAX_FILE_CHARS = 64_000
 MAX_INCLUDE_DEPTH = 5
@@ -64,6 +68,8 @@ def load_project_instructions(paths: AmplifierPaths) -> ProjectInstructions:
     seen: set[Path] = set()
     for label, root in instruction_roots(paths):
         for name in INSTRUCTION_FILE_NAMES:
+            if label != "the project" and name in USER_ONLY_EXCLUDED:
+                continue
             path = root / name
             if not path.is_file():
                 continue
@@ -77,8 +83,8 @@ def load_project_instructions(paths: AmplifierPaths) -> ProjectInstructions:
         return result
     result.files = [item.path for item in loaded]
     blocks = [
-        "Instruction files for this session (user-wide first, then the project's). Follow them unless the "
-        "user says otherwise."
+        "Instruction files for this session (user-wide first, then the project's; a later file takes "
+        "precedence where they differ). Follow them unless the user says otherwise."
     ]
     for item in loaded:
         origin = f' included_from="{item.included_from}"' if item.included_from else ""

@@ -17,5 +17,6 @@ class SessionRequest:
     resume_id: str | None = None
     parent_id: str | None = None
     agent: str | None = None
+    mode: str = "normal"  # --mode / /mode: "plan" refuses every tool call that could write or run (plan_mode.py)
     sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)

@@ -26,6 +26,7 @@ from ..plans.agents.catalog import (
 )
 from ..plans.agents.definitions import AgentDefinition
 from ..plans.agents.overlay import plan_for_agent
+from .plan_mode import DEFAULT_MODE, MODE_CAPABILITY
 from .request import SessionRequest
 
 if TYPE_CHECKING:
@@ -63,12 +64,14 @@ class SubAgentSpawner:
         self.live: LiveSession | None = None
         self.warnings: list[str] = []
         self._running: set[str] = set()
+        self._top_level = False
 
     # -- wiring ----------------------------------------------------------------------------------------
     def register(self, coordinator: Any, built: BuiltPlan, given: dict[str, Any]) -> None:
         """Register depth, catalog, spawn and resume (a child's depth and catalog come in `given`)."""
         coordinator.register_capability(DEPTH_CAPABILITY, 0)
         if CATALOG_CAPABILITY not in given:
+            self._top_level = True
             profile_files = [location.path for location in built.profile.chain]
             catalog = load_agent_catalog(self.paths, built.plan.get("agents"), profile_files)
             self.warnings.extend(f"agent definitions: {problem.render()}" for problem in catalog.problems)
@@ -77,7 +80,18 @@ class SubAgentSpawner:
         coordinator.register_capability(RESUME_CAPABILITY, self.resume)
 
     def bind(self, live: LiveSession) -> None:
+        """Hand the spawner its session; a top-level one warns once about agents naming tools it does not have."""
         self.live = live
+        if self._top_level:
+            available = set(live.tool_names)
+            for agent in self._agents().values():
+                unknown = [name for name in agent.tool_names or [] if name not in available]
+                if unknown:
+                    self.warnings.append(
+                        f"agent '{agent.name}' ({agent.path or agent.origin}): tools: {', '.join(unknown)} "
+                        f"{'is not a tool' if len(unknown) == 1 else 'are not tools'} of this session; the agent "
+                        f"runs without {'it' if len(unknown) == 1 else 'them'} (tools here: "
+                        f"{', '.join(sorted(available)) or 'none'})")
 
     # -- capabilities ------------------------------------------------------------------------------------
     async def spawn(
@@ -211,11 +225,14 @@ class SubAgentSpawner:
                     DEPTH_CAPABILITY: depth + 1,
                     MAX_DEPTH_CAPABILITY: limit,
                     CATALOG_CAPABILITY: catalog.capability_value(),
+                    MODE_CAPABILITY: coordinator.get_capability(MODE_CAPABILITY) or DEFAULT_MODE,  # plan mode holds
                 },
             )
         except AmplifierError as error:
             raise SubAgentError(f"agent '{agent.name}' could not start: {error.render()}",
                                 session_id=request.resume_id) from None
+        if agent.tool_names is not None:  # Claude Code's `tools:` names: only these of the inherited tools
+            _keep_only_tools(child, agent.tool_names)
         # the parent's usage totals include what its sub-agents spent
         child.coordinator.hooks.register("llm:response", live.usage.on_llm_response, priority=900,
                                          name="parent-usage")
@@ -256,6 +273,12 @@ class SubAgentSpawner:
         finally:
             self._running.discard(child.session_id)
             await child.close()
+
+
+def _keep_only_tools(child: LiveSession, names: list[str]) -> None:
+    tools = child.coordinator.mount_points.get("tools") or {}
+    for name in [name for name in tools if name not in names]:
+        del tools[name]
 
 
 def _child_agents(agents: dict[str, AgentDefinition], agent: AgentDefinition) -> dict[str, AgentDefinition]:

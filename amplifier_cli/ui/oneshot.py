@@ -130,6 +130,25 @@ def _stdout_for_records(fmt: OutputFormat) -> Iterator[TextIO]:
             os.close(saved_fd)
 
 
+def command_prompt(prompt: str) -> str:
+    """`amplifier run "/name args"`: the prompt of the chat command `/name` (config/slash_commands.py), filled in.
+    A line shaped like a command that names none is a usage error listing the commands there are."""
+    from ..config.paths import AmplifierPaths
+    from ..config.slash_commands import load_commands, split_command_line, unknown_command_fix
+    from ..errors import UsageError
+
+    parts = split_command_line(prompt) if prompt.startswith("/") else None
+    if parts is None:
+        return prompt
+    name, arguments = parts
+    paths = AmplifierPaths.discover()
+    commands = load_commands(paths)
+    if name not in commands:
+        raise UsageError.single(f"/{name} is not a command here", fix=unknown_command_fix(paths, commands))
+    sys.stderr.write(f"(command /{name} from {commands[name].path})\n")
+    return commands[name].expand(arguments)
+
+
 async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
     with _stdout_for_records(options.output_format) as out:
         return await _run_one_shot(request, options, out)
@@ -138,6 +157,7 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
 async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: TextIO) -> int:
     started = time.monotonic()
     fmt = options.output_format
+    options.prompt = command_prompt(options.prompt)
     request.plan_overlay = _max_turns_overlay(options.max_turns)
     approval = approval_for(options.approval, interactive=interactive_stdin() and sys.stderr.isatty())
     live: LiveSession | None = None

@@ -113,3 +113,38 @@ def test_an_include_of_a_huge_file_reads_only_the_start(project_dir):
         big.truncate(2_000_000_000)  # sparse: reading it all would take 2 GB of memory
     loaded = load(project_dir)
     assert any("big.md" in note and "only the start" in note for note in loaded.notes)
+
+
+def test_claude_md_and_claude_local_md_load_after_agents_md_in_the_readme_order(project_dir, amplifier_home):
+    (amplifier_home / "config").mkdir(parents=True)
+    (amplifier_home / "config" / "CLAUDE.md").write_text("USER-CLAUDE")
+    (amplifier_home / "config" / "CLAUDE.local.md").write_text("NOT-A-USER-FILE")
+    (project_dir / "CLAUDE.local.md").write_text("MY-LOCAL-RULES")
+    (project_dir / "CLAUDE.md").write_text("CLAUDE-RULES\nSee @docs/style.md.")
+    (project_dir / "docs").mkdir()
+    (project_dir / "docs" / "style.md").write_text("STYLE-RULES")
+    (project_dir / "AGENTS.md").write_text("AGENTS-RULES")
+    loaded = load(project_dir)
+    text = loaded.text
+    assert "NOT-A-USER-FILE" not in text
+    assert (text.index("USER-CLAUDE") < text.index("AGENTS-RULES") < text.index("CLAUDE-RULES")
+            < text.index("STYLE-RULES") < text.index("MY-LOCAL-RULES"))
+    assert [path.name for path in loaded.files] == ["CLAUDE.md", "AGENTS.md", "CLAUDE.md", "style.md",
+                                                    "CLAUDE.local.md"]
+
+
+def test_no_file_is_added_twice_when_one_links_or_imports_another(project_dir):
+    (project_dir / "CLAUDE.md").write_text("CLAUDE-RULES\n@AGENTS.md\n")
+    (project_dir / "AGENTS.md").write_text("SHARED-RULES\n@CLAUDE.md\n")
+    (project_dir / "AMPLIFIER.md").symlink_to(project_dir / "CLAUDE.md")
+    loaded = load(project_dir)
+    assert loaded.text.count("SHARED-RULES") == 1 and loaded.text.count("CLAUDE-RULES") == 1
+    assert [path.name for path in loaded.files] == ["AGENTS.md", "CLAUDE.md"]
+
+
+def test_a_claude_md_import_outside_the_project_is_refused(project_dir, tmp_path):
+    (tmp_path / "outside.md").write_text("OUTSIDE-SECRET")
+    (project_dir / "CLAUDE.md").write_text("@../outside.md\n")
+    loaded = load(project_dir)
+    assert "OUTSIDE-SECRET" not in (loaded.text or "")
+    assert any("points outside the project" in note for note in loaded.notes)

@@ -223,7 +223,7 @@ def test_bundled_default_profile_has_the_documented_modules(paths: AmplifierPath
     assert plan["session"]["context"]["module"] == "context-simple"
     assert [p["module"] for p in plan["providers"]] == ["provider-anthropic", "provider-openai"]
     assert [t["module"] for t in plan["tools"]] == [
-        "tool-filesystem", "tool-bash", "tool-web", "tool-todo", "tool-task", "tool-mcp"]
+        "tool-filesystem", "tool-bash", "tool-web", "tool-todo", "tool-task", "tool-mcp", "tool-skills"]
     assert {h["module"] for h in plan["hooks"]} == {
         "hooks-streaming-ui", "hook-shell", "hooks-approval", "hooks-logging", "hooks-redaction"}
 

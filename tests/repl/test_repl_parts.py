@@ -252,7 +252,7 @@ async def test_ctrl_c_between_turns_when_no_prompt_is_up_does_not_end_the_chat(p
             except StopIteration:
                 raise EOFError from None
 
-    monkeypatch.setattr(repl_app, "build_prompt_session", lambda history, completer: _Prompt())
+    monkeypatch.setattr(repl_app, "build_prompt_session", lambda history, completer, **_: _Prompt())
     repl = repl_app.Repl(SessionRequest(), "ask", io.StringIO())
     monkeypatch.setattr(repl, "start_opening", lambda: None)
     original = repl.handle

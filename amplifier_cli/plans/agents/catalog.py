@@ -1,7 +1,9 @@
-"""Find every agent a session may delegate to: files in the project's `.amplifier/agents/`, the user config
-dir's `agents/`, and the profile's `agents:` mapping; then apply the profile's selection.
+"""Find every agent a session may delegate to: files in the project's `.amplifier/agents/` and `.claude/agents/`
+(Claude Code's), the user config dir's `agents/`, and the profile's `agents:` mapping; then apply the profile's
+selection. The project's two directories are read only when the project is trusted.
 
-Precedence for a name defined in several places (first wins): project file > user file > profile entry,
+Precedence for a name defined in several places (first wins): project file (`.amplifier/agents/` before
+`.claude/agents/`) > user file > profile entry,
 the same order as profiles. The profile's `agents:` value also selects: absent, `all` or a mapping =
 every agent found; `none` = no delegation; a list of names = only those.
 """
@@ -20,6 +22,7 @@ from .definitions import AgentDefinition, definition_from_document
 
 AGENT_SUFFIXES = (".yaml", ".yml", ".md")
 AGENTS_DIR_NAME = "agents"
+CLAUDE_AGENTS_DIR = (".claude", "agents")
 CATALOG_CAPABILITY = "agents.catalog"
 
 
@@ -52,6 +55,7 @@ def agent_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
     dirs: list[tuple[str, Path]] = []
     if paths.project_dir is not None and project_trusted(paths):  # the project's own agents wait for trust
         dirs.append(("project", paths.project_dir / AGENTS_DIR_NAME))
+        dirs.append(("project", paths.project_dir.parent.joinpath(*CLAUDE_AGENTS_DIR)))
     dirs.append(("user", paths.config_dir / AGENTS_DIR_NAME))
     return dirs
 

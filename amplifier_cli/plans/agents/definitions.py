@@ -3,6 +3,11 @@ from its parent's (a partial mount plan merged over the parent's plan by module 
 
 Agents come from YAML files, Markdown files (YAML frontmatter + body = instruction) and a profile's
 `agents:` mapping; all three are validated by the same schema, so an error names the file, line and key.
+
+Claude Code's sub-agent files load too: `tools` given as tool NAMES (a list, or a comma-separated string) limits
+which of the parent's tools the sub-agent gets (`tool_names`), instead of listing modules to mount; Claude's
+names (Read, Bash, ...) mean the same tools here. `model: inherit` (and Claude's sonnet/opus/haiku aliases, which
+name no model of a provider here) keep the parent's model.
 """
 
 from __future__ import annotations
@@ -28,6 +33,27 @@ class AgentMeta(BaseModel):
 
     name: str | None = None
     description: str | None = None
+
+
+CLAUDE_TOOL_NAMES = {
+    "Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file", "Glob": "glob",
+    "Grep": "grep", "Bash": "bash", "BashOutput": "bash_output", "WebFetch": "web_fetch",
+    "WebSearch": "web_search", "TodoWrite": "todo", "Task": "task", "Skill": "load_skill",
+}
+"""Claude Code's tool names -> this app's, so a `tools: Read, Grep` line written for Claude Code works here."""
+INHERITED_MODELS = frozenset({"inherit", "sonnet", "opus", "haiku"})
+
+
+def tool_name_list(value: Any) -> list[str] | None:
+    """Claude Code's form of `tools` (names, not module entries) as a list of this app's tool names; None when
+    `value` is upstream's module-list form (or absent)."""
+    if isinstance(value, str):
+        names = [part.strip() for part in value.split(",")]
+    elif isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        names = [str(item).strip() for item in value]
+    else:
+        return None
+    return list(dict.fromkeys(CLAUDE_TOOL_NAMES.get(name, name) for name in names if name))
 
 
 def agent_selection(value: Any) -> Any:
@@ -58,6 +84,7 @@ class AgentFile(BaseModel):
     hooks: list[ModuleEntry] | None = None
     exclude: ExcludeSection | None = None
     agents: Any = None
+    color: str | None = None  # Claude Code's display colour; accepted, not used
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -81,6 +108,7 @@ class AgentDefinition:
     model: str | None = None
     origin: str = "profile"  # project | user | profile
     path: str | None = None
+    tool_names: list[str] | None = None  # Claude Code's `tools`: only these of the parent's tools (None: all)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-safe data: the form kept in the `agents.catalog` capability and printed by --json."""
@@ -94,6 +122,7 @@ class AgentDefinition:
             "model": self.model,
             "origin": self.origin,
             "path": self.path,
+            "tool_names": self.tool_names,
         }
 
     @classmethod
@@ -121,6 +150,9 @@ def definition_from_document(
                 "write e.g. 'description: ...' and 'instruction: |' under the agent's name",
             )
         ]
+    tool_names = tool_name_list(payload.get("tools"))
+    if tool_names is not None:
+        payload = {key: value for key, value in payload.items() if key != "tools"}
     model, problems = validate_document(AgentFile, inner, data=payload)
     if problems:
         prefix = ".".join(key_path)
@@ -146,9 +178,10 @@ def definition_from_document(
         plan=plan,
         exclude=exclude,
         agents=clean.get("agents"),
-        model=clean.get("model"),
+        model=None if clean.get("model") in INHERITED_MODELS else clean.get("model"),
         origin=origin,
         path=str(doc.path),
+        tool_names=tool_names,
     )
     return definition, []
 

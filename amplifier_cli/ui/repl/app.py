@@ -40,6 +40,25 @@ class Repl:
         self.exit_code = EXIT_OK
         self.prompt_session: Any = None
         self.completer: ReplCompleter | None = None
+        self.project_commands: dict[str, Any] = {}  # /NAME from Markdown files (config/slash_commands.py)
+
+    # -- mode -----------------------------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return getattr(self.request, "mode", "normal") or "normal"
+
+    def set_mode(self, mode: str) -> None:
+        """Switch plan mode for the next tool calls (the session's gate reads the capability at each call)."""
+        from ...sessions.plan_mode import MODE_CAPABILITY
+
+        self.request.mode = mode
+        if self.live is not None:
+            self.live.coordinator.register_capability(MODE_CAPABILITY, mode)
+        say(f"Mode: {mode}" + (" (the model may read and think; writes and commands are refused)"
+                                if mode == "plan" else ""), "ok")
+
+    def toggle_mode(self) -> None:
+        self.set_mode("normal" if self.mode == "plan" else "plan")
 
     # -- session ------------------------------------------------------------------------------------------
     def start_opening(self) -> None:
@@ -172,8 +191,14 @@ class Repl:
         history, warning = open_history(history_path(self.paths.data_dir, project))
         if warning:
             say(f"warning: {warning}", "warning")
-        self.completer = ReplCompleter([(name, description) for name, description, _ in COMMANDS], self.paths.cwd)
-        self.prompt_session = build_prompt_session(history, self.completer)
+        from ...config.slash_commands import load_commands
+
+        self.project_commands = load_commands(self.paths)
+        self.completer = ReplCompleter([(name, description) for name, description, _ in COMMANDS]
+                                       + [(f"/{name}", command.description)
+                                          for name, command in self.project_commands.items()], self.paths.cwd)
+        self.prompt_session = build_prompt_session(history, self.completer, mode=lambda: self.mode,
+                                                   toggle_mode=self.toggle_mode)
         self.start_opening()
         try:
             while True:

@@ -17,6 +17,12 @@ async def _help(repl: Any, argument: str) -> bool:
     say("Commands:", "title")
     for name, description, _ in COMMANDS:
         say_parts(("info", f"  {name:<16}"), (None, description))
+    project_commands = getattr(repl, "project_commands", {}) or {}
+    if project_commands:
+        say("Your commands (Markdown files; /NAME ARGS sends the text with the arguments filled in):", "title")
+        for name, command in project_commands.items():
+            shown = f"/{name}" + (f" {command.argument_hint}" if command.argument_hint else "")
+            say_parts(("info", f"  {shown:<16}"), (None, command.description), ("dim", f"  ({command.origin})"))
     say("Input: Enter sends · Alt-Enter / Ctrl-J new line · Ctrl-R searches history · @path attaches a file · "
         "!cmd runs a shell command (output not sent) · Ctrl-C stops a turn (twice: at once) · Ctrl-D exits", "dim")
     return True
@@ -136,6 +142,46 @@ async def _mcp_prompt(repl: Any, name: str, argument: str) -> bool:
         return True
     say(f"(prompt {prompt['name']} of MCP server '{prompt['server']}')", "dim")
     await repl.turn(text)
+    return True
+
+
+async def _skills(repl: Any, argument: str) -> bool:
+    live = await repl.session()
+    if live is None:
+        return True
+    catalog = live.coordinator.get_capability("skills.catalog")
+    if not callable(catalog):
+        say("No skills in this session: the profile does not mount tool-skills.", "dim")
+        return True
+    summary = catalog()
+    if not summary["skills"]:
+        where = ", ".join(source["directory"] for source in summary["sources"])
+        say(f"No skills found (looked in {where}). A skill is a folder with a SKILL.md.", "dim")
+    for row in summary["skills"]:
+        say_parts(("info", f"  {row['name']:<20}"), (None, row["description"][:90]),
+                  ("dim", f"  [{row['origin']}] {row['directory']}"))
+    for row in summary["shadowed"]:
+        say(f"  (shadowed: {row['name']} [{row['origin']}] {row['directory']})", "dim")
+    for problem in summary["problems"]:
+        say(f"  skipped: {problem}", "warning")
+    if not repl.paths.project_trusted and any(
+            (repl.paths.project_root or repl.paths.cwd).joinpath(part).is_dir()
+            for part in (".amplifier/skills", ".claude/skills")):
+        say("  This project's own skills wait until you trust it (`amplifier trust`).", "dim")
+    return True
+
+
+async def _mode(repl: Any, argument: str) -> bool:
+    from ...sessions.plan_mode import MODES
+
+    wanted = argument.strip().lower()
+    if not wanted:
+        say_parts(("info", "  mode: "), (None, repl.mode), ("dim", "   switch: /mode plan · /mode normal · Shift-Tab"))
+        return True
+    if wanted not in MODES:
+        say(f"Unknown mode '{wanted}'. Modes: {', '.join(MODES)}.", "warning")
+        return True
+    repl.set_mode(wanted)
     return True
 
 
@@ -267,6 +313,8 @@ COMMANDS: list[tuple[str, str, Handler]] = [
     ("/tools", "mounted tools", _tools),
     ("/mcp", "MCP servers of this session: state, tools, prompts", _mcp),
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
+    ("/mode", "show or switch: /mode plan (read and think, no writes or commands) · /mode normal", _mode),
+    ("/skills", "skills the model can load, with where each came from", _skills),
     ("/clear", "forget the conversation (the system instruction stays)", _clear),
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
     ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
@@ -283,7 +331,13 @@ async def run_command(repl: Any, line: str) -> bool:
     for command, _, handler in COMMANDS:
         if command == name:
             return await handler(repl, argument.strip())
-    names = [command for command, _, _ in COMMANDS]
+    project_commands = getattr(repl, "project_commands", {}) or {}
+    own = next((command for key, command in project_commands.items() if "/" + key.lower() == name), None)
+    if own is not None:
+        say(f"(command /{own.name} from {own.path})", "dim")
+        await repl.turn(own.expand(argument.strip()))
+        return True
+    names = [command for command, _, _ in COMMANDS] + [f"/{key}" for key in project_commands]
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]}?" if close else ""
     say(f"Unknown command {name}.{hint} Type /help for the list.", "warning")

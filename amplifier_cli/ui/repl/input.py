@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +64,15 @@ def history_path(data_dir: Path, project: Path) -> Path:
     return data_dir / "history" / f"{digest}.txt"
 
 
-def input_bindings() -> KeyBindings:
+def input_bindings(toggle_mode: Callable[[], None] | None = None) -> KeyBindings:
     bindings = KeyBindings()
+
+    if toggle_mode is not None:
+        @bindings.add("s-tab")  # Shift-Tab: plan mode on/off, as in Claude Code
+        def _toggle_mode(event: Any) -> None:
+            from prompt_toolkit.application import run_in_terminal
+
+            run_in_terminal(toggle_mode)
 
     @bindings.add("enter", filter=~is_searching)  # while searching (Ctrl-R), Enter takes the found entry
     def _submit(event: Any) -> None:
@@ -79,11 +86,17 @@ def input_bindings() -> KeyBindings:
     return bindings
 
 
-def build_prompt_session(history: History, completer: Completer) -> PromptSession[str]:
+def build_prompt_session(history: History, completer: Completer, *, mode: Callable[[], str] | None = None,
+                         toggle_mode: Callable[[], None] | None = None) -> PromptSession[str]:
+    def message() -> list[tuple[str, str]]:
+        if mode is not None and mode() == "plan":
+            return [("ansiyellow bold", "plan "), ("ansigreen bold", PROMPT)]
+        return [("ansigreen bold", PROMPT)]
+
     return PromptSession(
-        message=[("ansigreen bold", PROMPT)],
+        message=message,
         multiline=True,
-        key_bindings=input_bindings(),
+        key_bindings=input_bindings(toggle_mode),
         history=history,
         completer=completer,
         complete_while_typing=True,

@@ -58,6 +58,22 @@ def _working_dir_source(config: FilesystemConfig, coordinator: Any) -> Any:
     return working_dir
 
 
+def _extra_read_roots(coordinator: Any) -> Any:
+    """Directories other modules open for reading (capability ``filesystem.read_roots``: tool-skills' skill
+    folders, so a skill's files can be read wherever the user keeps their skills)."""
+    if coordinator is None:
+        return None
+
+    def roots() -> list[str]:
+        try:
+            value = coordinator.get_capability("filesystem.read_roots")
+        except Exception:  # a coordinator without capabilities
+            return []
+        return [str(item) for item in value] if isinstance(value, list | tuple) else []
+
+    return roots
+
+
 def build_tools(config: FilesystemConfig, coordinator: Any = None) -> list[FilesystemTool]:
     """The five tools sharing one path policy (useful to embed them without a coordinator)."""
     policy = PathPolicy(
@@ -65,6 +81,7 @@ def build_tools(config: FilesystemConfig, coordinator: Any = None) -> list[Files
         read_roots=config.allowed_read_paths,
         write_roots=config.allowed_write_paths,
         denied=tuple(config.denied_paths),
+        extra_read_roots=_extra_read_roots(coordinator),
     )
     limits = FileLimits(default_read_lines=config.default_read_lines, max_line_length=config.max_line_length,
                         max_file_bytes=config.max_file_bytes)

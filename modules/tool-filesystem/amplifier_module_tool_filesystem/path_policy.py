@@ -31,13 +31,15 @@ class PathPolicy:
     """Resolves user-supplied paths and checks them against allowed roots and denied paths.
 
     ``working_dir`` is a callable so that a working directory registered after mount is still honoured.
-    ``None`` roots mean "the working directory".
+    ``None`` roots mean "the working directory". ``extra_read_roots`` gives directories other modules add for
+    reading only (tool-skills' skill folders, capability ``filesystem.read_roots``), asked at each check.
     """
 
     working_dir: Callable[[], Path]
     read_roots: list[str] | None
     write_roots: list[str] | None
     denied: tuple[str, ...]
+    extra_read_roots: Callable[[], list[str]] | None = None
 
     def _absolute(self, raw: str) -> Path:
         if "\0" in raw:
@@ -56,7 +58,7 @@ class PathPolicy:
 
     def _prepared(self, kind: str, entries: Iterable[str] | None) -> list[tuple[str, Path]]:
         """(as configured, resolved) pairs, cached per working directory: walks check thousands of files."""
-        key = (kind, str(self.working_dir()))
+        key = (kind, str(self.working_dir()) + ("\0" + "\0".join(entries or ()) if kind == "extra" else ""))
         if key not in self._cache:
             if entries is None:
                 self._cache[key] = [(".", self.working_dir().resolve(strict=False))]
@@ -77,8 +79,14 @@ class PathPolicy:
         base = self.working_dir().resolve(strict=False)
         return str(path.relative_to(base)) if _is_within(path, base) and path != base else str(path)
 
+    def _read_roots(self) -> list[Path]:
+        extra = list(self.extra_read_roots() or []) if self.extra_read_roots is not None else []
+        if not extra:
+            return self._roots(self.read_roots)
+        return [*self._roots(self.read_roots), *(resolved for _, resolved in self._prepared("extra", extra))]
+
     def check_read(self, raw: str) -> Path:
-        return self._check(raw, self._roots(self.read_roots), "read", "allowed_read_paths")
+        return self._check(raw, self._read_roots(), "read", "allowed_read_paths")
 
     def check_write(self, raw: str) -> Path:
         return self._check(raw, self._roots(self.write_roots), "write", "allowed_write_paths")
@@ -86,7 +94,7 @@ class PathPolicy:
     def may_read(self, path: Path) -> bool:
         """For entries found while walking a tree: is the (resolved) entry readable under the policy?"""
         try:
-            self._check(str(path), self._roots(self.read_roots), "read", "allowed_read_paths")
+            self._check(str(path), self._read_roots(), "read", "allowed_read_paths")
         except (PathDenied, OSError):  # OSError: a symlink loop, which holds nothing to read
             return False
         return True
