@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .paths import AmplifierPaths
+from .trust import project_trusted
 
 COMMAND_SUFFIX = ".md"
 _NAME = re.compile(r"^/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?$", re.DOTALL)
@@ -45,7 +46,7 @@ class SlashCommand:
 def command_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
     """Where command files live, lowest precedence first; the project's only when it is trusted."""
     dirs = [("user", paths.config_dir / "commands")]
-    if paths.project_root is not None and paths.project_trusted:
+    if paths.project_root is not None and project_trusted(paths):
         dirs += [("project", paths.project_root / ".claude" / "commands"),
                  ("project", paths.project_root / ".amplifier" / "commands")]
     return dirs
@@ -110,7 +111,7 @@ def split_command_line(line: str) -> tuple[str, str] | None:
 def unknown_command_fix(paths: AmplifierPaths, commands: dict[str, SlashCommand]) -> str:
     names = ", ".join(f"/{name}" for name in commands) or "none"
     fix = f"commands here: {names}; add one as .amplifier/commands/NAME.md"
-    if paths.project_root is not None and not paths.project_trusted and any(
+    if paths.project_root is not None and not project_trusted(paths) and any(
             (paths.project_root / relative).is_dir() for relative in (".amplifier/commands", ".claude/commands")):
         fix += "; this project's own commands wait until you trust it (`amplifier trust`)"
     return fix

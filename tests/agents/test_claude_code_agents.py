@@ -6,14 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fakeapi import ToolCall, Turn
 from testkit.trust import trust_project_now
 
 from amplifier_cli.config.paths import AmplifierPaths
+from amplifier_cli.config.trust import project_trust, project_trusted
 from amplifier_cli.plans.agents import load_agent_catalog
 from amplifier_cli.sessions.factory import SessionRequest, open_session
 
 from .conftest import is_agent, is_parent, write_profile
+
+pytestmark = pytest.mark.untrusted  # these tests trust the project themselves, when they mean to
 
 REVIEWER = """\
 ---
@@ -52,11 +56,11 @@ def test_a_claude_code_agent_loads_only_after_trust_with_its_tool_names(project_
 def test_a_changed_claude_code_agent_untrusts_the_project(project_dir):
     path = write_claude_agent(project_dir, "reviewer", REVIEWER)
     trust_project_now(project_dir)
-    assert AmplifierPaths.discover(cwd=project_dir).project_trusted
+    assert project_trusted(AmplifierPaths.discover(cwd=project_dir))
     path.write_text(REVIEWER.replace("tools: Read, Grep, NotebookEdit", "tools: Bash"), encoding="utf-8")
     paths = AmplifierPaths.discover(cwd=project_dir)
-    assert not paths.project_trusted
-    assert "Claude Code agent 'reviewer.md'" in [item.key for item in paths.trust.change().changed]
+    assert not project_trusted(paths)
+    assert "Claude Code agent 'reviewer.md'" in [item.key for item in project_trust(paths).change().changed]
 
 
 async def test_tools_limits_the_sub_agents_tools_and_an_unknown_name_is_a_warning(project_dir, anthropic_env,

@@ -68,7 +68,8 @@ class E2E:
         self._children: list[subprocess.Popen[str]] = []
         self.trust_project = True  # trust what the project ships before each run (False: a stranger's repo)
 
-    def _before_run(self) -> None:
+    def trust_now(self) -> None:
+        """Trust what the project ships now (unless the test plays a stranger: `trust_project = False`)."""
         if self.trust_project:
             from testkit.trust import trust_project_now
 
@@ -123,7 +124,7 @@ class E2E:
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run `amplifier ARGS` to completion; stdin is /dev/null unless text is given (never a terminal)."""
-        self._before_run()
+        self.trust_now()
         return subprocess.run(
             [*installed_amplifier(), *args],
             input=stdin,
@@ -138,7 +139,7 @@ class E2E:
 
     def spawn(self, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
         """Start `amplifier ARGS` without waiting (for signals); killed at teardown if still running."""
-        self._before_run()
+        self.trust_now()
         child = subprocess.Popen(
             [*installed_amplifier(), *args],
             stdin=subprocess.DEVNULL,
@@ -155,7 +156,7 @@ class E2E:
         """Run `amplifier ARGS` in a pseudo-terminal (stdin and stdout are a tty); returns (exit status, output)."""
         import pexpect
 
-        self._before_run()
+        self.trust_now()
         command = installed_amplifier()
         child = pexpect.spawn(command[0], [*command[1:], *args], cwd=str(self.project), env=self.env,
                               encoding="utf-8", dimensions=(40, 160), timeout=TIMEOUT)

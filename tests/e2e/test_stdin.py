@@ -29,6 +29,7 @@ def test_bytes_that_are_not_utf8_in_the_argument_or_stdin_become_replacement_cha
     from .conftest import installed_amplifier
 
     e2e.profile("scripted", provider="scripted", tools=(), script=[{"text": "Got it."}])
+    e2e.trust_now()
     result = subprocess.run(
         [*installed_amplifier(), "run", "-P", "scripted", b"caf\xe9 \xff"],
         input=b"piped \xfe bytes\n", capture_output=True, cwd=e2e.project, env=e2e.env, timeout=60, check=False,

@@ -96,6 +96,7 @@ def test_a_run_in_a_directory_whose_name_is_not_utf8_works_and_is_listed(e2e) ->
     odd = os.path.join(os.fsencode(e2e.project), b"caf\xe9-\xff")
     os.mkdir(odd)
     command = [os.fsencode(part) for part in installed_amplifier()]
+    e2e.trust_now()
     first = subprocess.run([*command, b"run", b"-P", b"scripted", b"hello"], capture_output=True, cwd=odd,
                            env=e2e.env, timeout=TIMEOUT, check=False)
     assert first.returncode == 0, first.stderr.decode(errors="replace")

@@ -78,8 +78,10 @@ def test_approval_deny_then_allow_once_then_always_allow_is_saved_and_reused(
     chat.prompt()
     assert chat.exit() == 0
     assert (chat_project / "runs.txt").read_text() == "run\nrun\n"
-    local = yaml.safe_load((chat_project / ".amplifier" / "settings.local.yaml").read_text())
-    assert local["approval"]["rules"] == [{"tool": "bash", "command": "echo run >> runs.txt", "action": "allow"}]
+    remembered = yaml.safe_load((Path(os.environ["AMPLIFIER_HOME"]) / "config" / "project-approvals.yaml").read_text())
+    assert remembered[str(chat_project.resolve())]["rules"] == [
+        {"tool": "bash", "command": "echo run >> runs.txt", "action": "allow"}]
+    assert not (chat_project / ".amplifier" / "settings.local.yaml").exists()  # the project stays as trusted
 
 
 def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continue_shows_it(

@@ -24,6 +24,9 @@ def mcp_chat(chat_project: Path, mcp_http_server: str) -> Path:  # noqa: F811
     profile_path.write_text(yaml.safe_dump(profile), encoding="utf-8")
     servers = {"mcpServers": {"web": {"type": "http", "url": mcp_http_server}}}
     (chat_project / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    from testkit.trust import trust_project_now
+
+    trust_project_now(chat_project)  # the user's own project: its server starts
     return chat_project
 
 

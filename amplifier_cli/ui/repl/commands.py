@@ -164,7 +164,9 @@ async def _skills(repl: Any, argument: str) -> bool:
         say(f"  (shadowed: {row['name']} [{row['origin']}] {row['directory']})", "dim")
     for problem in summary["problems"]:
         say(f"  skipped: {problem}", "warning")
-    if not repl.paths.project_trusted and any(
+    from ...config.trust import project_trusted
+
+    if not project_trusted(repl.paths) and any(
             (repl.paths.project_root or repl.paths.cwd).joinpath(part).is_dir()
             for part in (".amplifier/skills", ".claude/skills")):
         say("  This project's own skills wait until you trust it (`amplifier trust`).", "dim")
