@@ -33,6 +33,9 @@ def register(root: typer.Typer) -> None:
         approval: ApprovalOption = DEFAULT_APPROVAL,
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
         sandbox: SandboxOption = None,
+        record: str = typer.Option(None, "--record", help="Record every provider call to a cassette in this dir."),
+        replay: str = typer.Option(None, "--replay", help="Answer provider calls from the cassette in this dir."),
+        replay_tools: bool = typer.Option(False, "--replay-tools", help="With --replay: replay tool results too."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -47,6 +50,9 @@ def register(root: typer.Typer) -> None:
                 approval=approval,
                 max_turns=max_turns,
                 sandbox=sandbox,
+                record=record,
+                replay=replay,
+                replay_tools=replay_tools,
             )
         )
 

@@ -19,3 +19,4 @@ class SessionRequest:
     agent: str | None = None
     sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)
+    cassette: Any = None  # --record / --replay: an amplifier_core.cassette.Cassette shared with sub-agents
