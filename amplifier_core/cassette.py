@@ -72,6 +72,7 @@ class Cassette:
         self._records: list[dict[str, Any]] = []
         self._used: set[int] = set()
         self._provider_calls = 0
+        self._sessions: list[str] = []  # ids of the attached sessions, in order: [SESSION:n] in the cassette
         if mode == "record":
             self.directory.mkdir(parents=True, exist_ok=True)
             self.path.write_text("", encoding="utf-8")
@@ -98,8 +99,34 @@ class Cassette:
             records.append(record)
         return records
 
+    def add_session(self, session_id: str | None) -> None:
+        """A session of the run (the top one, then each sub-agent as it starts): its id is new on every run, so
+        the cassette holds ``[SESSION:n]`` instead (a sub-agent's result names its session), and a replayed
+        response gets the id of this run's n-th session back (a model resuming a sub-agent by id)."""
+        if session_id and session_id not in self._sessions:
+            self._sessions.append(session_id)
+
+    def _placeholders(self, value: Any) -> Any:
+        if not self._sessions:
+            return value
+        text = json.dumps(value, ensure_ascii=False)
+        for number, session_id in enumerate(self._sessions, start=1):
+            text = text.replace(session_id, f"[SESSION:{number}]")
+        return json.loads(text)
+
+    def _ids(self, value: Any) -> Any:
+        if not self._sessions:
+            return value
+        text = json.dumps(value, ensure_ascii=False)
+        for number, session_id in enumerate(self._sessions, start=1):
+            text = text.replace(f"[SESSION:{number}]", session_id)
+        return json.loads(text)
+
+    def _view(self, request: ChatRequest) -> dict[str, Any]:
+        return self._placeholders(self.mask(request_view(request)))
+
     def _append(self, record: dict[str, Any]) -> None:
-        record = {"cassette_version": CASSETTE_VERSION, **self.mask(record)}
+        record = {"cassette_version": CASSETTE_VERSION, **self._placeholders(self.mask(record))}
         self._records.append(record)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -115,7 +142,7 @@ class Cassette:
 
     def record_call(self, provider: str, attributes: dict[str, Any], request: ChatRequest,
                     events: list[tuple[str, dict[str, Any]]], response: ChatResponse) -> None:
-        view = self.mask(request_view(request))
+        view = self._view(request)
         self._append({"kind": "provider", "provider": provider, "attributes": attributes, "digest": digest(view),
                       "request": view, "events": [{"event": name, "data": data} for name, data in events],
                       "response": response.model_dump(mode="json", exclude_none=True)})
@@ -125,14 +152,14 @@ class Cassette:
         if self.failure is not None:
             raise self.failure
         self._provider_calls += 1
-        view = self.mask(request_view(request))
+        view = self._view(request)
         wanted = digest(view)
         candidates = [(index, record) for index, record in enumerate(self._records)
                       if record["kind"] == "provider" and index not in self._used]
         for index, record in candidates:
             if record.get("digest") == wanted and record.get("provider") == provider:
                 self._used.add(index)
-                return record
+                return self._ids(record)
         self.failure = ReplayMismatch(self._explain(provider, view, [record for _, record in candidates]))
         raise self.failure
 
@@ -168,19 +195,22 @@ class Cassette:
         return f"{head}: the tools differ from the recorded request's"
 
     # -- tools -----------------------------------------------------------------------------------------
+    def _tool_digest(self, tool: str, arguments: Any) -> str:
+        return digest(self._placeholders(self.mask({"tool": tool, "input": arguments})))
+
     def record_tool(self, tool: str, arguments: Any, result: Any) -> None:
         dumped = result.model_dump(mode="json", exclude_none=True) if isinstance(result, ToolResult) else result
-        self._append({"kind": "tool", "tool": tool, "digest": digest(self.mask({"tool": tool, "input": arguments})),
+        self._append({"kind": "tool", "tool": tool, "digest": self._tool_digest(tool, arguments),
                       "input": arguments, "result": dumped})
 
     def tool_result(self, tool: str, arguments: Any) -> ToolResult:
         if self.failure is not None:
             raise self.failure
-        wanted = digest(self.mask({"tool": tool, "input": arguments}))
+        wanted = self._tool_digest(tool, arguments)
         for index, record in enumerate(self._records):
             if record["kind"] == "tool" and index not in self._used and record.get("digest") == wanted:
                 self._used.add(index)
-                return ToolResult.model_validate(record["result"])
+                return ToolResult.model_validate(self._ids(record["result"]))
         self.failure = ReplayMismatch(
             f"replay of {self.path}: no recorded result of tool '{tool}' for input {_short(arguments)}")
         raise self.failure
@@ -287,6 +317,7 @@ class CassetteTool:
 def attach_cassette(coordinator: Any, cassette: Cassette) -> None:
     """Put the session's mounted providers and tools behind ``cassette``; on replay, stand in for every recorded
     provider that did not mount (no key is needed to replay)."""
+    cassette.add_session(getattr(coordinator, "session_id", None))
     providers = coordinator.mount_points.get("providers")
     if providers is None:
         providers = coordinator.mount_points["providers"] = {}

@@ -110,3 +110,27 @@ def test_bad_cassette_options_exit_2(e2e) -> None:
     assert both.returncode == 2 and "cannot be combined" in both.stderr
     alone = e2e.run("run", "-P", "scripted", "--replay-tools", "hi")
     assert alone.returncode == 2 and "--replay-tools needs --replay" in alone.stderr
+
+
+def test_sub_agents_record_and_replay_through_the_same_cassette(e2e_api) -> None:
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text("---\ndescription: a helper\n---\nCHILD-MARK: help.\n")
+    e2e_api.profile("delegating", tools=("tool-filesystem", "tool-task"))
+    server = e2e_api.server
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": "help"})]),
+               when=lambda request: "CHILD-MARK" not in request.system_text and request.last_user_text == "go")
+    server.add(Turn(text="child done"), when=lambda request: "CHILD-MARK" in request.system_text)
+    server.add(Turn(text="parent done"), when=lambda request: "CHILD-MARK" not in request.system_text
+               and "child done" in request.last_tool_result_text)
+    recorded = e2e_api.run("run", "-P", "delegating", "-o", "json", "--record", "cassette", "go")
+    assert recorded.returncode == 0, recorded.stderr
+    server.stop()
+    lines = [json.loads(line) for line in (e2e_api.project / "cassette" / "cassette.jsonl").read_text().splitlines()]
+    assert ["CHILD-MARK" in json.dumps(line["request"]["messages"]) for line in lines if line["kind"] == "provider"] \
+        == [False, True, False]
+    e2e_api.env = _without_provider_access(e2e_api.env)
+    replay = e2e_api.run("run", "-P", "delegating", "-o", "json", "--replay", "cassette", "go")
+    assert replay.returncode == 0, replay.stderr
+    assert json.loads(replay.stdout.splitlines()[-1])["response"] == "parent done"
+    assert len(e2e_api.session_dirs()) == 4  # two parents, two children: the sub-agent ran again, from the cassette
