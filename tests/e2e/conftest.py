@@ -7,6 +7,7 @@ directories) with real credentials and base URLs removed, so nothing can reach a
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -46,6 +47,15 @@ def clean_env() -> dict[str, str]:
     env.update({"NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
     env.pop("FORCE_COLOR", None)
     return env
+
+
+def _machine_output(args: tuple[str, ...]) -> bool:
+    """`amplifier run/continue ... -o json|stream-json`: stdout is lines the published schema describes."""
+    if not args or args[0] not in ("run", "continue"):
+        return False
+    pairs = itertools.pairwise(args)
+    return any(flag in ("-o", "--output-format") and value in ("json", "stream-json") for flag, value in pairs) or \
+        any(arg in ("--output-format=json", "--output-format=stream-json") for arg in args)
 
 
 class E2E:
@@ -122,9 +132,10 @@ class E2E:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run `amplifier ARGS` to completion; stdin is /dev/null unless text is given (never a terminal)."""
+        """Run `amplifier ARGS` to completion; stdin is /dev/null unless text is given (never a terminal).
+        The stdout of a `-o json` / `-o stream-json` run is checked against the published schema (docs/schemas)."""
         self._before_run()
-        return subprocess.run(
+        result = subprocess.run(
             [*installed_amplifier(), *args],
             input=stdin,
             stdin=subprocess.DEVNULL if stdin is None else None,
@@ -135,6 +146,11 @@ class E2E:
             timeout=TIMEOUT,
             check=False,
         )
+        if _machine_output(args):
+            from testkit.event_schemas import assert_stream_lines_valid
+
+            assert_stream_lines_valid(result.stdout)
+        return result
 
     def spawn(self, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
         """Start `amplifier ARGS` without waiting (for signals); killed at teardown if still running."""

@@ -134,3 +134,7 @@ def test_sub_agents_record_and_replay_through_the_same_cassette(e2e_api) -> None
     assert replay.returncode == 0, replay.stderr
     assert json.loads(replay.stdout.splitlines()[-1])["response"] == "parent done"
     assert len(e2e_api.session_dirs()) == 4  # two parents, two children: the sub-agent ran again, from the cassette
+    from testkit.event_schemas import assert_transcript_valid
+
+    for session in e2e_api.session_dirs():
+        assert_transcript_valid(session / "transcript.jsonl")
