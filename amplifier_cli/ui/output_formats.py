@@ -127,12 +127,15 @@ class StreamJsonWriter:
         return HookResult()
 
     async def _on_retry(self, event: str, data: dict[str, Any]) -> HookResult:
+        # The rule (docs/EVENTS.md): deltas stream as they arrive; a retry tells consumers to drop the text and
+        # thinking deltas the failed attempt sent (this session's, since its last usage / tool_result / retry).
         self.write(
             {
                 "type": "retry",
                 "attempt": data.get("attempt"),
                 "delay": data.get("delay"),
                 "error": data.get("message") or data.get("error_type"),
+                "discard_attempt_text": True,
                 "session_id": data.get("session_id"),
             }
         )
