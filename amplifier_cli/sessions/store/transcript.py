@@ -213,3 +213,40 @@ def repair_transcript(messages: list[dict[str, Any]]) -> tuple[list[dict[str, An
                 repaired.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": INTERRUPTED_RESULT})
                 added += 1
     return repaired, added
+
+
+def migrate_transcript(path: Path) -> int:
+    """Rewrite ``path`` (atomically, private) so every line carries the current ``schema_version``; return how many
+    lines changed. A line that is not a JSON object is kept byte for byte: migrating never loses anything."""
+    try:
+        raw = read_regular_file(path)
+    except FileNotFoundError:
+        return 0
+    lines = raw.split(b"\n")
+    changed = 0
+    out: list[bytes] = []
+    for line in lines:
+        if not line.strip():
+            out.append(line)
+            continue
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            value = None
+        if not isinstance(value, dict) or value.get(SCHEMA_FIELD) == TRANSCRIPT_SCHEMA_VERSION:
+            out.append(line)
+            continue
+        upgraded = {SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **_message_of(value)}
+        out.append(utf8_line(encode_message(upgraded), upgraded).rstrip(b"\n"))
+        changed += 1
+    if changed:
+        handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".transcript.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as temp:
+                temp.write(b"\n".join(out))
+            os.chmod(temp_name, 0o600)
+            os.replace(temp_name, path)
+        except OSError:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+    return changed
