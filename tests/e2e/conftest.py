@@ -204,8 +204,12 @@ class E2E:
         return json.loads((session / "metadata.json").read_text(encoding="utf-8"))
 
     def transcript(self, session: Path) -> list[dict[str, Any]]:
+        """The messages of the session's transcript (each line is a message plus its schema_version)."""
         lines = (session / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        messages = [json.loads(line) for line in lines if line.strip()]
+        for message in messages:
+            assert message.pop("schema_version") == 1
+        return messages
 
     @staticmethod
     def assert_tool_pairs_complete(messages: list[dict[str, Any]]) -> None:
