@@ -318,3 +318,21 @@ async def hook_cleanup(module_path: Path | None, coordinator: Any, module_config
     finally:
         await _call_cleanup(cleanup)
         await coordinator.cleanup()
+
+
+@pytest.fixture
+def replay_cassette() -> Any:
+    """``replay_cassette(session, directory, replay_tools=False)``: answer the session's provider calls from a
+    cassette recorded with ``amplifier run --record DIR`` (no key, no network). Call it after
+    ``await session.initialize()``; the recorded providers stand in for those that did not mount. A request the
+    cassette does not hold raises ``amplifier_core.cassette.ReplayMismatch`` naming the first message that differs.
+    Returns the ``Cassette``."""
+    from .cassette import Cassette, attach_cassette
+
+    def replay(session: Any, directory: Path | str, *, replay_tools: bool = False) -> Any:
+        coordinator = getattr(session, "coordinator", session)
+        cassette = Cassette(Path(directory), "replay", replay_tools=replay_tools)
+        attach_cassette(coordinator, cassette)
+        return cassette
+
+    return replay

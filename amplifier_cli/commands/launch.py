@@ -73,6 +73,9 @@ def start(
     continue_latest: bool = False,
     sandbox: str | None = None,
     mode: str | None = None,
+    record: str | None = None,
+    replay: str | None = None,
+    replay_tools: bool = False,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it."""
     from ..errors import UsageError
@@ -92,6 +95,7 @@ def start(
         )
     if session_id is not None:
         _check_new_session_id(session_id)
+    _check_cassette_options(record, replay, replay_tools)
     if continue_latest:
         resume = _latest_session_id()
     text = compose_prompt(prompt)
@@ -100,6 +104,10 @@ def start(
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
                              sandbox=sandbox, mode=mode or SESSION_MODES[0])
+    if record is not None or replay is not None:
+        from ..sessions.cassettes import open_cassette
+
+        request.cassette = open_cassette(record, replay, replay_tools)
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl
@@ -117,6 +125,19 @@ def start(
         max_turns=max_turns,
     )
     return run_one_shot_sync(request, options)
+
+
+def _check_cassette_options(record: str | None, replay: str | None, replay_tools: bool) -> None:
+    from ..errors import UsageError
+
+    if record is not None and replay is not None:
+        raise UsageError.single("--record and --replay cannot be combined",
+                                fix="record a run with --record DIR, then replay it with --replay DIR")
+    if replay_tools and replay is None:
+        raise UsageError.single("--replay-tools needs --replay DIR", fix="add --replay DIR, or drop --replay-tools")
+    for option, value in (("--record", record), ("--replay", replay)):
+        if value is not None and not value.strip():
+            raise UsageError.single(f"{option} needs a directory", fix=f"pass one, e.g. {option} cassettes/run1")
 
 
 def _check_new_session_id(session_id: str) -> None:

@@ -36,6 +36,9 @@ def register(root: typer.Typer) -> None:
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
         sandbox: SandboxOption = None,
         mode: ModeOption = None,
+        record: str = typer.Option(None, "--record", help="Record every provider call to a cassette in this dir."),
+        replay: str = typer.Option(None, "--replay", help="Answer provider calls from the cassette in this dir."),
+        replay_tools: bool = typer.Option(False, "--replay-tools", help="With --replay: replay tool results too."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -51,6 +54,9 @@ def register(root: typer.Typer) -> None:
                 max_turns=max_turns,
                 sandbox=sandbox,
                 mode=mode,
+                record=record,
+                replay=replay,
+                replay_tools=replay_tools,
             )
         )
 

@@ -2,9 +2,9 @@
 
 Importing typer and building its commands costs about 30 ms of CPU before anything else can start, and on the
 way to the first model request that time is spent on top of the provider SDK's import (one interpreter lock,
-so a background import cannot hide it). So `amplifier_cli/__main__.py` first tries this parser: it
-knows the two commands' options (`COMMAND_OPTIONS`, kept equal to the Typer declarations in `run.py` by a
-test) and accepts only forms whose meaning is certain: `--option value`, `--option=value`, `-X value`, and at
+so a background import cannot hide it). So `amplifier_cli/__main__.py` first tries this parser: it knows the two
+commands' options (`COMMAND_OPTIONS`, `COMMAND_FLAGS`, kept equal to the Typer declarations in `run.py` by a
+test) and accepts only forms whose meaning is certain: `--option value`, `--option=value`, `-X value`, a flag, and at
 most one prompt that does not start with `-`. Anything else (help, an unknown or abbreviated option, `--`, a
 value that looks like an option, a missing value, a count that is not plain digits, a second prompt) returns
 None, and typer parses the command line as before, with its usual messages.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# flag -> parameter of `launch.start`; every option of these commands takes one value
+# flag -> parameter of `launch.start`; every option here takes one value (flags are in COMMAND_FLAGS)
 RUN_OPTIONS: dict[str, str] = {
     "--profile": "profile",
     "-P": "profile",
@@ -30,12 +30,16 @@ RUN_OPTIONS: dict[str, str] = {
     "--max-turns": "max_turns",
     "--sandbox": "sandbox",
     "--mode": "mode",
+    "--record": "record",
+    "--replay": "replay",
 }
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "max_turns")
+    if parameter not in ("resume", "session_id", "max_turns", "record", "replay")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
+# flags (no value; present = True)
+COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {"--replay-tools": "replay_tools"}, "continue": {}}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
 INTEGER_PARAMETERS = frozenset({"max_turns"})
@@ -46,11 +50,11 @@ def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:
     command = arguments[0] if arguments else None
     if command not in COMMAND_OPTIONS:
         return None
-    parsed = _parse_options(arguments[1:], COMMAND_OPTIONS[command])
+    parsed = _parse_options(arguments[1:], COMMAND_OPTIONS[command], COMMAND_FLAGS[command])
     return None if parsed is None else {**parsed, **COMMAND_ARGUMENTS[command]}
 
 
-def _parse_options(arguments: list[str], options: dict[str, str]) -> dict[str, Any] | None:
+def _parse_options(arguments: list[str], options: dict[str, str], flags: dict[str, str]) -> dict[str, Any] | None:
     parsed: dict[str, Any] = {"prompt": None}
     prompt_seen = False
     position = 0
@@ -61,6 +65,9 @@ def _parse_options(arguments: list[str], options: dict[str, str]) -> dict[str, A
             if prompt_seen:
                 return None
             parsed["prompt"], prompt_seen = token, True
+            continue
+        if token in flags:
+            parsed[flags[token]] = True
             continue
         flag, equals, inline = token.partition("=") if token.startswith("--") else (token, "", "")
         parameter = options.get(flag)

@@ -1,4 +1,4 @@
-"""`amplifier session list | show | delete | cleanup | resume`."""
+"""`amplifier session list | show | delete | cleanup | resume | migrate`."""
 
 from __future__ import annotations
 
@@ -116,6 +116,34 @@ def show(
         typer.echo(f"warning: {warning}", err=True)
     for message in detail["recent_messages"]:
         typer.echo(f"\n[{message['role']}] {message['text']}")
+
+
+@session_app.command("migrate")
+def migrate(
+    session_id: str = typer.Argument(None, help="Session id or unique prefix (default: every saved session)."),
+) -> None:
+    """Rewrite transcripts written by older versions to the current schema (docs/EVENTS.md)."""
+    from ..sessions.store.session_lock import SessionInUseError
+    from ..sessions.store.transcript import TRANSCRIPT_SCHEMA_VERSION, migrate_transcript
+
+    store, _ = _store_and_paths()
+    records = [_find(session_id)[1]] if session_id else [store.find(meta.session_id) for meta in store.all_metadata()]
+    migrated = 0
+    for record in records:
+        try:
+            record.lock()  # never under a process that has it open
+        except SessionInUseError as error:
+            typer.echo(f"skipped {record.session_id}: {error}", err=True)
+            continue
+        try:
+            lines = migrate_transcript(record.transcript_path)
+        finally:
+            record.close()
+        if lines:
+            migrated += 1
+            typer.echo(f"{record.session_id}: {lines} line(s) migrated")
+    typer.echo(f"{migrated} of {len(records)} session(s) migrated to transcript schema_version "
+               f"{TRANSCRIPT_SCHEMA_VERSION}")
 
 
 @session_app.command("delete")

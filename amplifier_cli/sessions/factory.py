@@ -93,7 +93,12 @@ async def open_session(
         is_resumed=not created,
     )
     try:
-        spawner, mount_log = await _mount(session, record, built, located, capabilities or {}, request.mode)
+        spawner, mount_log = await _mount(session, record, built, located, capabilities or {}, request.mode,
+                                          request.cassette)
+        if request.cassette is not None:  # before the check: a replay needs no key, so no mounted provider
+            from .cassettes import attach_session
+
+            attach_session(session.coordinator, request.cassette, record.secrets)
         _check_providers(session, built, mount_log)
     except ConfigError:
         await _abandon(session, record, created=created)
@@ -179,7 +184,8 @@ def _create_record(request: SessionRequest, located: _Located, built: BuiltPlan)
 
 
 async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, located: _Located,
-                 capabilities: dict[str, Any], request_mode: str = "normal") -> tuple[SubAgentSpawner, list[str]]:
+                 capabilities: dict[str, Any], request_mode: str = "normal",
+                 cassette: Any = None) -> tuple[SubAgentSpawner, list[str]]:
     """Give the session what the app contributes (resolver, ${VAR} expansion, capabilities), then mount every
     module; return the spawner and what modules logged while mounting."""
     from ..plans.sources import make_resolver
@@ -208,7 +214,7 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
         record.secrets = session_secrets(built.plan)
     coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))
     # session.spawn / session.resume / session.depth / agents.catalog
-    spawner = SubAgentSpawner(located.paths, located.settings, open_session)
+    spawner = SubAgentSpawner(located.paths, located.settings, _opener_with(cassette))
     spawner.register(coordinator, built, capabilities)
     from .plan_mode import register_mode_gate  # plan mode refuses writes whatever the profile mounts
 
@@ -234,6 +240,18 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
             problems,
         )
     return spawner, capture.lines
+
+
+def _opener_with(cassette: Any) -> Any:
+    """``open_session`` for sub-agents: they record to / replay from their parent's cassette."""
+    if cassette is None:
+        return open_session
+
+    async def open_child(request: SessionRequest, **options: Any) -> LiveSession:
+        request.cassette = cassette
+        return await open_session(request, **options)
+
+    return open_child
 
 
 def _failure_problems(session: AmplifierSession) -> list[Problem]:

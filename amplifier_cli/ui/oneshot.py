@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
 from amplifier_core import LLMError
+from amplifier_core.cassette import ReplayMismatch
 
 from ..config.trust import project_trust
 from ..errors import AmplifierError
@@ -204,6 +205,11 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
             if fmt != "text":
                 write_json_line(out, _result_record(live, "interrupted", None, started))
             return EXIT_INTERRUPTED
+        except ReplayMismatch as error:  # --replay: the run asked what the cassette never recorded
+            sys.stderr.write(f"Error: {error}\n")
+            if fmt != "text":
+                write_json_line(out, _result_record(live, "error", None, started, str(error)))
+            return EXIT_USAGE
         except LLMError as error:
             message = _redacted(live, f"{type(error).__name__}: {error}")
             sys.stderr.write(f"Error: {message}\n")

@@ -1,5 +1,9 @@
 """Machine-readable output of `amplifier run`: `json` (one object at the end) and `stream-json` (one JSON
-object per line as things happen). Only these objects ever reach stdout in those modes."""
+object per line as things happen). Only these objects ever reach stdout in those modes.
+
+Every object carries ``schema_version``: the shape of each ``type`` is published in
+docs/schemas/stream-json.schema.json and documented in docs/EVENTS.md. The version changes only when a field
+is removed or changes meaning; new types and new optional fields keep it."""
 
 from __future__ import annotations
 
@@ -10,8 +14,11 @@ from typing import Any, TextIO
 from amplifier_core import HookResult
 from amplifier_core.models import json_default
 
+STREAM_SCHEMA_VERSION = 1
+
 
 def write_json_line(stream: TextIO, payload: dict[str, Any]) -> None:
+    payload = {"schema_version": STREAM_SCHEMA_VERSION, **payload}
     stream.write(json.dumps(payload, ensure_ascii=False, default=json_default) + "\n")
     stream.flush()
 
@@ -120,12 +127,15 @@ class StreamJsonWriter:
         return HookResult()
 
     async def _on_retry(self, event: str, data: dict[str, Any]) -> HookResult:
+        # The rule (docs/EVENTS.md): deltas stream as they arrive; a retry tells consumers to drop the text and
+        # thinking deltas the failed attempt sent (this session's, since its last usage / tool_result / retry).
         self.write(
             {
                 "type": "retry",
                 "attempt": data.get("attempt"),
                 "delay": data.get("delay"),
                 "error": data.get("message") or data.get("error_type"),
+                "discard_attempt_text": True,
                 "session_id": data.get("session_id"),
             }
         )

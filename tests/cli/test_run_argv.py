@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 
 from amplifier_cli.commands import launch
-from amplifier_cli.commands.run_argv import COMMAND_OPTIONS, INTEGER_PARAMETERS, RUN_OPTIONS, parse_command_line
+from amplifier_cli.commands.run_argv import (
+    COMMAND_FLAGS,
+    COMMAND_OPTIONS,
+    INTEGER_PARAMETERS,
+    RUN_OPTIONS,
+    parse_command_line,
+)
 
 
 def _typer_command(name: str) -> Any:
@@ -27,14 +33,21 @@ def _typer_command(name: str) -> Any:
 @pytest.mark.parametrize("command", sorted(COMMAND_OPTIONS))
 def test_the_option_tables_are_the_typer_declarations(command: str) -> None:
     declared: dict[str, str] = {}
+    declared_flags: dict[str, str] = {}
     for param in _typer_command(command).params:
         if param.param_type_name == "option":
-            assert not param.is_flag and param.nargs == 1, f"{param.name} must take exactly one value"
+            if param.is_flag:
+                assert not param.secondary_opts, f"{param.name}: a flag without a --no- form"
+                declared_flags.update({flag: param.name for flag in param.opts})
+                continue
+            assert param.nargs == 1, f"{param.name} must take exactly one value"
             for flag in (*param.opts, *param.secondary_opts):
                 declared[flag] = param.name
     assert declared == COMMAND_OPTIONS[command]
+    assert declared_flags == COMMAND_FLAGS[command]
     start_parameters = set(inspect.signature(launch.start).parameters)
-    assert set(COMMAND_OPTIONS[command].values()) | {"prompt"} <= start_parameters
+    assert set(COMMAND_OPTIONS[command].values()) | set(COMMAND_FLAGS[command].values()) | {"prompt"} \
+        <= start_parameters
 
 
 def _start_arguments_through_typer(monkeypatch: pytest.MonkeyPatch, arguments: list[str]) -> dict[str, Any]:
@@ -75,6 +88,8 @@ PLAIN_FORMS = [
     ["--output-format", "stream-json", "-P", "", ""],
     ["--model=", "hi"],
     ["héllo wörld ✓"],
+    ["--record", "cassettes/one", "hi"],
+    ["--replay=cassettes/one", "--replay-tools", "hi", "--replay-tools"],
 ]
 
 
@@ -112,6 +127,7 @@ def test_plain_forms_mean_what_typer_makes_of_them(monkeypatch: pytest.MonkeyPat
         ["--max-turns=", "hi"],
         ["--verbose", "hi"],
         ["--unknown=1", "hi"],
+        ["--replay-tools=yes", "hi"],
     ],
 )
 def test_anything_else_is_left_to_typer(arguments: list[str]) -> None:
@@ -119,6 +135,7 @@ def test_anything_else_is_left_to_typer(arguments: list[str]) -> None:
 
 
 @pytest.mark.parametrize("arguments", [["continue", "--resume", "x"], ["continue", "--max-turns", "3", "hi"],
+                                       ["continue", "--replay-tools", "hi"],
                                        ["session", "list"], ["profile"], [], ["-P", "demo", "run", "hi"]])
 def test_options_of_other_commands_and_other_commands_are_left_to_typer(arguments: list[str]) -> None:
     assert parse_command_line(arguments) is None

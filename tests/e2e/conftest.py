@@ -7,6 +7,7 @@ directories) with real credentials and base URLs removed, so nothing can reach a
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -46,6 +47,15 @@ def clean_env() -> dict[str, str]:
     env.update({"NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
     env.pop("FORCE_COLOR", None)
     return env
+
+
+def _machine_output(args: tuple[str, ...]) -> bool:
+    """`amplifier run/continue ... -o json|stream-json`: stdout is lines the published schema describes."""
+    if not args or args[0] not in ("run", "continue"):
+        return False
+    pairs = itertools.pairwise(args)
+    return any(flag in ("-o", "--output-format") and value in ("json", "stream-json") for flag, value in pairs) or \
+        any(arg in ("--output-format=json", "--output-format=stream-json") for arg in args)
 
 
 class E2E:
@@ -123,9 +133,10 @@ class E2E:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run `amplifier ARGS` to completion; stdin is /dev/null unless text is given (never a terminal)."""
+        """Run `amplifier ARGS` to completion; stdin is /dev/null unless text is given (never a terminal).
+        The stdout of a `-o json` / `-o stream-json` run is checked against the published schema (docs/schemas)."""
         self.trust_now()
-        return subprocess.run(
+        result = subprocess.run(
             [*installed_amplifier(), *args],
             input=stdin,
             stdin=subprocess.DEVNULL if stdin is None else None,
@@ -136,6 +147,11 @@ class E2E:
             timeout=TIMEOUT,
             check=False,
         )
+        if _machine_output(args):
+            from testkit.event_schemas import assert_stream_lines_valid
+
+            assert_stream_lines_valid(result.stdout)
+        return result
 
     def spawn(self, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
         """Start `amplifier ARGS` without waiting (for signals); killed at teardown if still running."""
@@ -189,8 +205,12 @@ class E2E:
         return json.loads((session / "metadata.json").read_text(encoding="utf-8"))
 
     def transcript(self, session: Path) -> list[dict[str, Any]]:
+        """The messages of the session's transcript (each line is a message plus its schema_version)."""
         lines = (session / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        messages = [json.loads(line) for line in lines if line.strip()]
+        for message in messages:
+            assert message.pop("schema_version") == 1
+        return messages
 
     @staticmethod
     def assert_tool_pairs_complete(messages: list[dict[str, Any]]) -> None:

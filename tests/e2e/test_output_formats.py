@@ -146,3 +146,29 @@ def test_machine_output_stays_pure_when_modules_write_to_stdout(e2e, fmt) -> Non
     assert records[-1]["type"] == "result" and records[-1]["response"] == "All done: out.txt written."
     assert "noise from a hook's print" in result.stderr and "noise from a child process" in result.stderr
     assert "write_file" in result.stderr  # the UI's progress, moved off stdout
+
+
+def test_a_retried_attempts_deltas_are_discarded_by_the_documented_rule(e2e_api) -> None:
+    from fakeapi import Fault, Turn
+
+    e2e_api.server.add(Fault.stream_cut(Turn(text_chunks=["FAILED-ATTEMPT ", "text that never ends"])))
+    e2e_api.server.add(Turn(text_chunks=["The real ", "answer."]))
+    e2e_api.profile("retrying", tools=())
+    result = e2e_api.run("run", "-P", "retrying", "-o", "stream-json", "hi")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    types = [record["type"] for record in records]
+    assert "retry" in types
+    failed = [r["text"] for r in records[: types.index("retry")] if r["type"] == "text_delta"]
+    assert "".join(failed).startswith("FAILED-ATTEMPT")  # the failed attempt really streamed
+    assert records[types.index("retry")]["discard_attempt_text"] is True
+    kept: list[str] = []
+    attempt: list[str] = []
+    for record in records:  # a consumer following docs/EVENTS.md
+        if record["type"] == "retry" and record["discard_attempt_text"]:
+            attempt.clear()
+        elif record["type"] in ("usage", "tool_result"):
+            kept, attempt = kept + attempt, []
+        elif record["type"] == "text_delta":
+            attempt.append(record["text"])
+    assert "".join(kept) == records[-1]["response"] == "The real answer."

@@ -2,7 +2,10 @@
 loses at most the message in flight. Reading tolerates a corrupt line (reported, skipped).
 
 The file is private (0600), and known secret values are masked (``[REDACTED:NAME]``) as each message is
-written: the session in memory keeps them, the copy on disk never has them, and resume reads the masked copy."""
+written: the session in memory keeps them, the copy on disk never has them, and resume reads the masked copy.
+
+Every line carries ``schema_version`` (docs/schemas/transcript-line.schema.json, docs/EVENTS.md); reading drops
+it (the context holds messages, not lines) and reads a line without it, written before it existed, as version 1."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from .message_shape import message_problem
 from .regular_files import open_regular, read_regular_file
 
 INTERRUPTED_RESULT = "[interrupted: this tool call did not finish because the session stopped]"
+TRANSCRIPT_SCHEMA_VERSION = 1
+SCHEMA_FIELD = "schema_version"
 
 
 def encode_message(message: dict[str, Any]) -> str:
@@ -55,7 +60,8 @@ class TranscriptWriter:
     def _encode(self, message: dict[str, Any]) -> bytes:
         if self.secrets is not None:
             message = self.secrets.mask(message)
-        return utf8_line(encode_message(message), message)
+        line = {SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **message}
+        return utf8_line(encode_message(line), line)
 
     def append(self, message: dict[str, Any]) -> None:
         data = self._encode(message)
@@ -145,7 +151,7 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
         if collecting:
             gc.enable()
     if parsed is not None and len(parsed) == len(numbered) and not any(map(message_problem, parsed)):
-        result.messages = parsed
+        result.messages = [_message_of(line) for line in parsed]
         return result
     for number, line in numbered:  # some line is bad: parse them one by one to say which
         try:
@@ -158,8 +164,15 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
         if problem is not None:
             result.warnings.append(f"{path}: line {number} {problem}; skipped it")
             continue
-        result.messages.append(message)
+        result.messages.append(_message_of(message))
     return result
+
+
+def _message_of(line: dict[str, Any]) -> dict[str, Any]:
+    """The message a line holds: the line without its ``schema_version`` (a read-only line stays read-only)."""
+    if SCHEMA_FIELD not in line:
+        return line
+    return type(line)([(key, value) for key, value in line.items() if key != SCHEMA_FIELD])
 
 
 def _tool_call_ids(message: dict[str, Any]) -> list[tuple[str, str]]:
@@ -200,3 +213,40 @@ def repair_transcript(messages: list[dict[str, Any]]) -> tuple[list[dict[str, An
                 repaired.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": INTERRUPTED_RESULT})
                 added += 1
     return repaired, added
+
+
+def migrate_transcript(path: Path) -> int:
+    """Rewrite ``path`` (atomically, private) so every line carries the current ``schema_version``; return how many
+    lines changed. A line that is not a JSON object is kept byte for byte: migrating never loses anything."""
+    try:
+        raw = read_regular_file(path)
+    except FileNotFoundError:
+        return 0
+    lines = raw.split(b"\n")
+    changed = 0
+    out: list[bytes] = []
+    for line in lines:
+        if not line.strip():
+            out.append(line)
+            continue
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            value = None
+        if not isinstance(value, dict) or value.get(SCHEMA_FIELD) == TRANSCRIPT_SCHEMA_VERSION:
+            out.append(line)
+            continue
+        upgraded = {SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **_message_of(value)}
+        out.append(utf8_line(encode_message(upgraded), upgraded).rstrip(b"\n"))
+        changed += 1
+    if changed:
+        handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".transcript.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as temp:
+                temp.write(b"\n".join(out))
+            os.chmod(temp_name, 0o600)
+            os.replace(temp_name, path)
+        except OSError:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+    return changed

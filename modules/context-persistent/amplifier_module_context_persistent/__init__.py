@@ -79,6 +79,7 @@ def read_jsonl_messages(path: Path) -> list[dict[str, Any]]:
             logger.warning("%s line %d: skipping a transcript line that is not a message object (got %s)",
                            path, number, type(message).__name__)
             continue
+        message.pop("schema_version", None)  # the app's transcript lines carry it (docs/EVENTS.md): not a message field
         messages.append(message)
     return messages
 

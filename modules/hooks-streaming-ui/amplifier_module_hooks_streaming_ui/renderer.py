@@ -174,6 +174,23 @@ class StreamingRenderer:
         elif not self._at_line_start:
             self._raw("\n")
 
+    def discard_attempt(self) -> None:
+        """A provider call is retried: the text its failed attempt streamed is not part of the answer (the rule
+        of the app's docs/EVENTS.md). Erased when it is all still on screen, else marked as discarded."""
+        blocks = [block for block in self._blocks.values() if block.streamed]
+        self._blocks.clear()
+        self._thinking.clear()
+        self._close_thinking()
+        if not blocks:
+            return
+        block = blocks[0]
+        if (len(blocks) == 1 and self._cursor_moves and not self._prefix and not block.unsure
+                and block.width == self._screen_width() and block.rows + 1 < self.console.height - 1):
+            self.settings.stream.write(f"\r\x1b[{block.rows}A\x1b[J" if block.rows else "\r\x1b[J")
+            self._at_line_start = True
+            return
+        self._line("(the text above came from a failed attempt: discarded)", style="dim")
+
     def _print_markdown(self, text: str) -> None:
         if self.settings.render_markdown and self._terminal and not self._prefix:
             from rich.markdown import Markdown
@@ -316,6 +333,7 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
     async def on_retry(event: str, data: dict[str, Any]) -> HookResult:
         delay = data.get("delay")
         wait = f" in {float(delay):.1f}s" if isinstance(delay, int | float) else ""
+        renderer.discard_attempt()
         renderer.notice(f"retrying{wait} ({data.get('message') or data.get('error_type') or 'provider error'})")
         return HookResult()
 

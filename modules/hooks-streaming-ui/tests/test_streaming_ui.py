@@ -273,3 +273,28 @@ async def test_a_multi_line_tool_error_stays_indented_under_its_tool_and_is_cut(
     lines = stream.getvalue().splitlines()
     assert lines[0] == "  ⎿ ✗ bash: User denied: Tool: bash"
     assert lines[1:] == ["      Command: rm -rf x", "      Risk: high", "      … (2 more lines)"]
+
+
+async def test_a_retry_erases_the_failed_attempts_text_on_a_terminal(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "40")
+    coordinator, stream = await _mounted(stream=_Terminal())
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text",
+                                                         "delta": "partial\nanswer that"})
+    await coordinator.hooks.emit("provider:retry", {"attempt": 1, "delay": 0.5, "message": "stream cut"})
+    erased = stream.getvalue()
+    assert erased.startswith("partial\nanswer that\r\x1b[1A\x1b[J")  # back over both rows, cleared below
+    assert "retrying in 0.5s (stream cut)" in erased
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": "Done."})
+    await coordinator.hooks.emit("content_block:end", {"block_index": 0, "block": {"type": "text", "text": "Done."}})
+    assert stream.getvalue().endswith("Done.\n")
+
+
+async def test_a_retry_marks_the_failed_attempts_text_where_it_cannot_erase() -> None:
+    coordinator, stream = await _mounted()  # not a terminal: nothing can be taken back
+    await coordinator.hooks.emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": "half"})
+    await coordinator.hooks.emit("provider:retry", {"attempt": 1, "delay": 1, "message": "overloaded"})
+    lines = stream.getvalue().splitlines()
+    assert lines[:2] == ["half", "(the text above came from a failed attempt: discarded)"]
+    await coordinator.hooks.emit("provider:retry", {"attempt": 2, "delay": 1, "message": "overloaded"})
+    assert stream.getvalue().count("discarded") == 1  # nothing streamed since: nothing to mark
