@@ -71,6 +71,9 @@ def start(
     max_turns: int | None = None,
     continue_latest: bool = False,
     sandbox: str | None = None,
+    max_total_tokens: int | None = None,
+    max_cost: str | None = None,
+    fork: bool = False,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it."""
     from ..errors import UsageError
@@ -81,6 +84,7 @@ def start(
         _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
+    budget = _budget(max_turns, max_total_tokens, max_cost)
     if resume and session_id:
         raise UsageError.single(
             "--resume and --session-id cannot be combined",
@@ -95,7 +99,7 @@ def start(
     from ..sessions.request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
-                             sandbox=sandbox)
+                             sandbox=sandbox, budget=budget)
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl
@@ -113,6 +117,24 @@ def start(
         max_turns=max_turns,
     )
     return run_one_shot_sync(request, options)
+
+
+def _budget(max_turns: int | None, max_total_tokens: int | None, max_cost: str | None) -> Any:
+    """The command line's limits (sessions.budget.Budget), or None when none is given."""
+    from ..errors import UsageError
+
+    if max_turns is None and max_total_tokens is None and max_cost is None:
+        return None
+    from ..sessions.budget import Budget, parse_cost
+
+    if max_total_tokens is not None and max_total_tokens < 1:
+        raise UsageError.single("--max-total-tokens must be at least 1", fix="e.g. --max-total-tokens 200000")
+    try:
+        cost = parse_cost(max_cost)
+    except ValueError:
+        raise UsageError.single(f"--max-cost must be an amount in USD above 0, not '{max_cost}'",
+                                fix="e.g. --max-cost 2.50") from None
+    return Budget(max_turns=max_turns, max_total_tokens=max_total_tokens, max_cost=cost)
 
 
 def _check_new_session_id(session_id: str) -> None:

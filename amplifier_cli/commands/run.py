@@ -15,6 +15,11 @@ OutputFormatOption = Annotated[str, typer.Option("--output-format", "-o", help="
 ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or deny tool approvals.")]
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
+MaxTurnsOption = Annotated[int | None, typer.Option("--max-turns", help="Most model calls in one turn.")]
+MaxTotalTokensOption = Annotated[int | None, typer.Option(
+    "--max-total-tokens", help="Stop (exit 3) once the session, sub-agents included, used this many tokens.")]
+MaxCostOption = Annotated[str | None, typer.Option(
+    "--max-cost", help="Stop (exit 3) once the session, sub-agents included, cost this many USD.")]
 RebuildProfileOption = Annotated[
     str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
 ]
@@ -31,7 +36,9 @@ def register(root: typer.Typer) -> None:
         session_id: str = typer.Option(None, "--session-id", help="Id for the new session."),
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
-        max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
+        max_turns: MaxTurnsOption = None,
+        max_total_tokens: MaxTotalTokensOption = None,
+        max_cost: MaxCostOption = None,
         sandbox: SandboxOption = None,
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
@@ -46,6 +53,8 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 max_turns=max_turns,
+                max_total_tokens=max_total_tokens,
+                max_cost=max_cost,
                 sandbox=sandbox,
             )
         )
@@ -58,6 +67,9 @@ def register(root: typer.Typer) -> None:
         model: ModelOption = None,
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
+        max_turns: MaxTurnsOption = None,
+        max_total_tokens: MaxTotalTokensOption = None,
+        max_cost: MaxCostOption = None,
         sandbox: SandboxOption = None,
     ) -> None:
         """Resume the most recent session of this project."""
@@ -70,6 +82,9 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 continue_latest=True,
+                max_turns=max_turns,
+                max_total_tokens=max_total_tokens,
+                max_cost=max_cost,
                 sandbox=sandbox,
             )
         )

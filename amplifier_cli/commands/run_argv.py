@@ -28,16 +28,18 @@ RUN_OPTIONS: dict[str, str] = {
     "-o": "output_format",
     "--approval": "approval",
     "--max-turns": "max_turns",
+    "--max-total-tokens": "max_total_tokens",
+    "--max-cost": "max_cost",
     "--sandbox": "sandbox",
 }
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "max_turns")
+    if parameter not in ("resume", "session_id")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
-INTEGER_PARAMETERS = frozenset({"max_turns"})
+INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens"})
 
 
 def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:

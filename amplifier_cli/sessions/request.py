@@ -18,4 +18,5 @@ class SessionRequest:
     parent_id: str | None = None
     agent: str | None = None
     sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
+    budget: Any = None  # sessions.budget.Budget: --max-turns/--max-total-tokens/--max-cost; narrowed when opened
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)

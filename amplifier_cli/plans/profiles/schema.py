@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..mount_plan import MountPlanSections
 
@@ -63,6 +63,35 @@ class SandboxSection(BaseModel):
     required: bool | None = None
 
 
+class BudgetSection(BaseModel):
+    """`budget:` of a profile or a settings file: limits that end a run (each only narrows; see sessions/budget)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int | None = Field(default=None, ge=1)
+    max_total_tokens: int | None = Field(default=None, ge=1)
+    max_cost: float | str | None = None  # USD; kept as given and read as a Decimal
+
+    @field_validator("max_cost", mode="before")
+    @classmethod
+    def _cost(cls, value: Any) -> Any:
+        from ...sessions.budget import parse_cost
+
+        parse_cost(value)
+        return value
+
+
+class PriceEntry(BaseModel):
+    """USD per million tokens for one model (cache prices default to the input price)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
 class ProfileFile(MountPlanSections):
     profile: ProfileMeta | None = None
     exclude: ExcludeSection | None = None
@@ -70,6 +99,8 @@ class ProfileFile(MountPlanSections):
     # load AGENTS.md / AMPLIFIER.md from the user config dir and the project root (default true)
     project_instructions: bool | None = None
     sandbox: SandboxSection | None = None
+    budget: BudgetSection | None = None
+    pricing: dict[str, PriceEntry] | None = None  # model id -> price, over the app's table
 
     @field_validator("sandbox", mode="before")
     @classmethod
