@@ -115,3 +115,11 @@ def test_a_sub_agents_spending_counts_against_the_parents_budget(e2e_api) -> Non
     assert record["budget"]["budget"] == "max_total_tokens" and int(record["budget"]["used"]) >= 5210
     parent_calls = [r for r in server.requests if "CHILD-MARK" not in r.system_text]
     assert len(parent_calls) == 1  # the parent never called the model again
+
+
+def test_a_bad_budget_in_settings_exits_2_naming_file_and_key(e2e_api) -> None:
+    _profile(e2e_api)
+    (e2e_api.project / ".amplifier" / "settings.yaml").write_text("budget:\n  max_cost: -1\n")
+    result = e2e_api.run("run", "-P", "fake", "hello")
+    assert result.returncode == 2
+    assert "settings.yaml" in result.stderr and "max_cost" in result.stderr and "Traceback" not in result.stderr

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ...config.settings import BudgetSettings
 from ..mount_plan import MountPlanSections
 
 
@@ -63,24 +64,6 @@ class SandboxSection(BaseModel):
     required: bool | None = None
 
 
-class BudgetSection(BaseModel):
-    """`budget:` of a profile or a settings file: limits that end a run (each only narrows; see sessions/budget)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_turns: int | None = Field(default=None, ge=1)
-    max_total_tokens: int | None = Field(default=None, ge=1)
-    max_cost: float | str | None = None  # USD; kept as given and read as a Decimal
-
-    @field_validator("max_cost", mode="before")
-    @classmethod
-    def _cost(cls, value: Any) -> Any:
-        from ...sessions.budget import parse_cost
-
-        parse_cost(value)
-        return value
-
-
 class PriceEntry(BaseModel):
     """USD per million tokens for one model (cache prices default to the input price)."""
 
@@ -99,7 +82,7 @@ class ProfileFile(MountPlanSections):
     # load AGENTS.md / AMPLIFIER.md from the user config dir and the project root (default true)
     project_instructions: bool | None = None
     sandbox: SandboxSection | None = None
-    budget: BudgetSection | None = None
+    budget: BudgetSettings | None = None  # the same keys as settings' `budget:` (sessions/budget)
     pricing: dict[str, PriceEntry] | None = None  # model id -> price, over the app's table
 
     @field_validator("sandbox", mode="before")

@@ -1,0 +1,24 @@
+"""A budget given to the chat (`amplifier run --max-total-tokens N` with no prompt, in a terminal) stops the turn
+that reaches it, says which budget, and refuses further model calls in that chat."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fakeapi import ToolCall, Turn, Usage
+
+
+def test_the_chat_stops_at_its_token_budget_and_makes_no_more_calls(spawn_chat, fake_api, chat_project: Path) -> None:
+    fake_api.add(Turn(tool_calls=[ToolCall("write_file", {"path": "a.txt", "content": "x"})],
+                      usage=Usage(input_tokens=900, output_tokens=200)), when_last_user_contains="write")
+    fake_api.add(Turn(text="never-sent"), repeat=True)
+    chat = spawn_chat("run", "--max-total-tokens", "1000")
+    chat.ready()
+    chat.send_line("write a file")
+    chat.expect("token budget reached: used 1100 tokens of 1000 tokens")
+    chat.prompt()
+    chat.send_line("and another")
+    chat.expect("no more model calls in this chat")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert len(fake_api.requests) == 1
