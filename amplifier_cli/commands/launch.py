@@ -92,8 +92,12 @@ def start(
         )
     if session_id is not None:
         _check_new_session_id(session_id)
+    if fork and not resume and not continue_latest:
+        raise UsageError.single("--fork needs a session to fork", fix="use it with --resume ID")
     if continue_latest:
         resume = _latest_session_id()
+    if fork and resume:
+        resume = fork_stored_session(resume, None)
     text = compose_prompt(prompt)
 
     from ..sessions.request import SessionRequest
@@ -117,6 +121,27 @@ def start(
         max_turns=max_turns,
     )
     return run_one_shot_sync(request, options)
+
+
+def fork_stored_session(session_id: str, at_turn: int | None) -> str:
+    """Copy the stored session (up to ``at_turn``) into a new one and return its id; the original is unchanged."""
+    from ..config.paths import AmplifierPaths
+    from ..errors import ConfigError
+    from ..sessions.store import AmbiguousSessionIdError, SessionNotFoundError
+    from ..sessions.store.fork import fork_session
+    from ..sessions.store.locations import session_store_for
+
+    paths = AmplifierPaths.discover()
+    store = session_store_for(paths)
+    try:
+        source = store.find(session_id)
+    except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+        raise ConfigError.single(str(error)) from None
+    try:
+        return fork_session(store, source, at_turn=at_turn, cwd=paths.cwd).session_id
+    except ValueError as error:
+        raise ConfigError.single(f"cannot fork {source.session_id}: {error}",
+                                 fix=f"see its turns with `amplifier session show {source.session_id[:8]}`") from None
 
 
 def _budget(max_turns: int | None, max_total_tokens: int | None, max_cost: str | None) -> Any:

@@ -40,6 +40,7 @@ def register(root: typer.Typer) -> None:
         max_total_tokens: MaxTotalTokensOption = None,
         max_cost: MaxCostOption = None,
         sandbox: SandboxOption = None,
+        fork: bool = typer.Option(False, "--fork", help="With --resume: resume into a copy; the original stays."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -56,6 +57,7 @@ def register(root: typer.Typer) -> None:
                 max_total_tokens=max_total_tokens,
                 max_cost=max_cost,
                 sandbox=sandbox,
+                fork=fork,
             )
         )
 

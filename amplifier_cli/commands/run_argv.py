@@ -32,11 +32,14 @@ RUN_OPTIONS: dict[str, str] = {
     "--max-cost": "max_cost",
     "--sandbox": "sandbox",
 }
+# flags (no value) -> parameter of `launch.start`, set to True
+RUN_FLAGS: dict[str, str] = {"--fork": "fork"}
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
     if parameter not in ("resume", "session_id")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
+COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": RUN_FLAGS, "continue": {}}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
 INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens"})
@@ -47,11 +50,11 @@ def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:
     command = arguments[0] if arguments else None
     if command not in COMMAND_OPTIONS:
         return None
-    parsed = _parse_options(arguments[1:], COMMAND_OPTIONS[command])
+    parsed = _parse_options(arguments[1:], COMMAND_OPTIONS[command], COMMAND_FLAGS[command])
     return None if parsed is None else {**parsed, **COMMAND_ARGUMENTS[command]}
 
 
-def _parse_options(arguments: list[str], options: dict[str, str]) -> dict[str, Any] | None:
+def _parse_options(arguments: list[str], options: dict[str, str], flags: dict[str, str]) -> dict[str, Any] | None:
     parsed: dict[str, Any] = {"prompt": None}
     prompt_seen = False
     position = 0
@@ -62,6 +65,9 @@ def _parse_options(arguments: list[str], options: dict[str, str]) -> dict[str, A
             if prompt_seen:
                 return None
             parsed["prompt"], prompt_seen = token, True
+            continue
+        if token in flags:
+            parsed[flags[token]] = True
             continue
         flag, equals, inline = token.partition("=") if token.startswith("--") else (token, "", "")
         parameter = options.get(flag)

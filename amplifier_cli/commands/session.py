@@ -203,5 +203,17 @@ def resume(
     raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format, approval=approval))
 
 
+@session_app.command("fork")
+def fork(
+    session_id: str = typer.Argument(..., help="Session id or unique prefix."),
+    at: int = typer.Option(None, "--at", help="Keep turns 1..AT of the conversation (default: all)."),
+) -> None:
+    """Start a new session from a copy of this one's conversation; the original stays as it was."""
+    from .launch import fork_stored_session
+
+    new_id = fork_stored_session(session_id, at)
+    typer.echo(f"Forked {session_id} into {new_id}. Resume it with: amplifier run --resume {new_id[:8]}")
+
+
 def register(root: typer.Typer) -> None:
     root.add_typer(session_app, name="session")

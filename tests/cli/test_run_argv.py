@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 
 from amplifier_cli.commands import launch
-from amplifier_cli.commands.run_argv import COMMAND_OPTIONS, INTEGER_PARAMETERS, RUN_OPTIONS, parse_command_line
+from amplifier_cli.commands.run_argv import (
+    COMMAND_FLAGS,
+    COMMAND_OPTIONS,
+    INTEGER_PARAMETERS,
+    RUN_OPTIONS,
+    parse_command_line,
+)
 
 
 def _typer_command(name: str) -> Any:
@@ -27,12 +33,18 @@ def _typer_command(name: str) -> Any:
 @pytest.mark.parametrize("command", sorted(COMMAND_OPTIONS))
 def test_the_option_tables_are_the_typer_declarations(command: str) -> None:
     declared: dict[str, str] = {}
+    flags: dict[str, str] = {}
     for param in _typer_command(command).params:
         if param.param_type_name == "option":
-            assert not param.is_flag and param.nargs == 1, f"{param.name} must take exactly one value"
+            if param.is_flag:  # an on-only flag, no --no- form
+                assert not param.secondary_opts and param.default is False, param.name
+                flags.update({flag: param.name for flag in param.opts})
+                continue
+            assert param.nargs == 1, f"{param.name} must take exactly one value"
             for flag in (*param.opts, *param.secondary_opts):
                 declared[flag] = param.name
     assert declared == COMMAND_OPTIONS[command]
+    assert flags == COMMAND_FLAGS[command]
     start_parameters = set(inspect.signature(launch.start).parameters)
     assert set(COMMAND_OPTIONS[command].values()) | {"prompt"} <= start_parameters
 
@@ -76,6 +88,7 @@ PLAIN_FORMS = [
     ["--model=", "hi"],
     ["héllo wörld ✓"],
     ["--max-total-tokens", "5000", "--max-cost=1.25", "go"],
+    ["-r", "abc", "--fork", "go"],
 ]
 
 

@@ -22,3 +22,25 @@ def test_the_chat_stops_at_its_token_budget_and_makes_no_more_calls(spawn_chat, 
     chat.prompt()
     assert chat.exit() == 0
     assert len(fake_api.requests) == 1
+
+
+def test_slash_fork_continues_in_a_copy_up_to_the_turn(spawn_chat, fake_api, chat_project: Path) -> None:
+    fake_api.add(Turn(text="said-one"), when_last_user_contains="first")
+    fake_api.add(Turn(text="said-two"), when_last_user_contains="second")
+    fake_api.add(Turn(text="said-three"), when_last_user_contains="third")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("first")
+    chat.expect("said-one")
+    chat.prompt()
+    chat.send_line("second")
+    chat.expect("said-two")
+    chat.prompt()
+    chat.send_line("/fork 1")
+    chat.expect("now in the fork")
+    chat.prompt()
+    chat.send_line("third")
+    chat.expect("said-three")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert fake_api.requests[-1].user_texts == ["first", "third"]
