@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -287,6 +288,12 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
         live.warnings.append(project_trust(located.paths).ignored_line())
     live.usage.attach(coordinator.hooks)
     live.usage.on_budget_reached = lambda stop: coordinator.cancellation.request_graceful()
+    if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
+        from .checkpoints import Checkpointer, ShadowRepo
+
+        checkpointer = Checkpointer(ShadowRepo(located.paths.data_dir, project_key(located.paths)), record)
+        checkpointer.warn = lambda text: sys.stderr.write(f"warning: {text}\n")
+        checkpointer.attach(coordinator.hooks)
     spawner.bind(live)
     live.warnings.extend(spawner.warnings)
     sandbox = live.sandbox_status()
