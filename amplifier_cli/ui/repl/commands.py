@@ -280,6 +280,12 @@ async def _fork(repl: Any, argument: str) -> bool:
     return True
 
 
+async def _rewind(repl: Any, argument: str) -> bool:
+    from .rewind_command import rewind_command
+
+    return await rewind_command(repl, argument)
+
+
 async def _exit(repl: Any, argument: str) -> bool:
     return False
 
@@ -294,6 +300,7 @@ COMMANDS: list[tuple[str, str, Handler]] = [
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
     ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
     ("/fork", "continue in a copy of this conversation: /fork [TURN] keeps turns 1..TURN", _fork),
+    ("/rewind", "list turns, or /rewind N [files|conversation]: back to before turn N", _rewind),
     ("/exit", "leave (the session is saved; `amplifier continue` resumes it)", _exit),
     ("/quit", "same as /exit", _exit),
 ]
