@@ -80,13 +80,13 @@ def total_tokens(usage: Any) -> int:
 class BudgetStop:
     """Which limit ended the run, with the figures (for the message and the JSON result)."""
 
-    budget: str  # max_total_tokens | max_cost
+    budget: str  # max_total_tokens | max_cost | max_turns
     limit: str
     used: str
 
     def message(self) -> str:
-        name = {"max_total_tokens": "token", "max_cost": "cost"}.get(self.budget, self.budget)
-        unit = " USD" if self.budget == "max_cost" else " tokens"
+        name = {"max_total_tokens": "token", "max_cost": "cost", "max_turns": "turn"}.get(self.budget, self.budget)
+        unit = {"max_cost": " USD", "max_turns": " model calls"}.get(self.budget, " tokens")
         flag = "--" + self.budget.replace("_", "-")
         return f"{name} budget reached: used {self.used}{unit} of {self.limit}{unit} ({flag})"
 

@@ -65,6 +65,15 @@ class UsageTracker:
 
     def start_turn(self) -> None:
         self.turn = UsageTotals()
+        if self.budget_stop is not None and self.budget_stop.budget == "max_turns":
+            self.budget_stop = None  # a per-turn limit: the next turn starts afresh
+
+    async def on_orchestrator_complete(self, event: str, data: dict[str, Any]) -> HookResult:
+        """The orchestrator ended the turn at its `max_iterations` (status `incomplete`): with --max-turns
+        (or `budget.max_turns`) set that is the turn budget ending the turn."""
+        if self.budget.max_turns is not None and self.budget_stop is None and data.get("status") == "incomplete":
+            self.budget_stop = BudgetStop("max_turns", str(self.budget.max_turns), str(self.turn.requests))
+        return HookResult()
 
     async def on_llm_response(self, event: str, data: dict[str, Any]) -> HookResult:
         usage = data.get("usage") or {}
@@ -79,3 +88,4 @@ class UsageTracker:
 
     def attach(self, hooks: Any) -> None:
         hooks.register("llm:response", self.on_llm_response, priority=900, name="app-usage")
+        hooks.register("orchestrator:complete", self.on_orchestrator_complete, priority=900, name="app-turn-budget")

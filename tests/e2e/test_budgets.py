@@ -123,3 +123,16 @@ def test_a_bad_budget_in_settings_exits_2_naming_file_and_key(e2e_api) -> None:
     result = e2e_api.run("run", "-P", "fake", "hello")
     assert result.returncode == 2
     assert "settings.yaml" in result.stderr and "max_cost" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_max_turns_ends_the_turn_with_its_wrap_up_and_exit_3(e2e_api) -> None:
+    _profile(e2e_api)
+    e2e_api.server.add(Turn(tool_calls=[ToolCall("write_file", {"file_path": "a.txt", "content": "x"})]),
+                       when_last_user_contains="write", repeat=True)
+    e2e_api.server.add(Turn(text="Summary so far."), repeat=True)
+    result = e2e_api.run("run", "-P", "fake", "-o", "json", "--max-turns", "1", "write a.txt")
+    assert result.returncode == 3, result.stderr
+    record = json.loads(result.stdout)
+    assert record["stop_reason"] == "budget" and record["budget"]["budget"] == "max_turns"
+    assert record["budget"]["limit"] == "1" and record["response"] == "Summary so far."
+    assert "turn budget reached" in result.stderr

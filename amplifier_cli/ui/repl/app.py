@@ -247,7 +247,8 @@ class Repl:
         if live is None:
             return
 
-        if live.usage.budget_stop is not None:  # a reached budget ends the chat's spending for good
+        stop = live.usage.budget_stop
+        if stop is not None and stop.budget != "max_turns":  # a reached budget ends the chat's spending for good
             say(f"The {live.usage.budget_stop.message()}; no more model calls in this chat."
                 " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")
             return
