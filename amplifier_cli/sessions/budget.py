@@ -88,6 +88,8 @@ class BudgetStop:
         name = {"max_total_tokens": "token", "max_cost": "cost", "max_turns": "turn"}.get(self.budget, self.budget)
         unit = {"max_cost": " USD", "max_turns": " model calls"}.get(self.budget, " tokens")
         flag = "--" + self.budget.replace("_", "-")
+        if self.used.startswith("unknown"):
+            return f"cost budget ({flag} {self.limit}): a cost is {self.used}; stopped, never counted as free"
         return f"{name} budget reached: used {self.used}{unit} of {self.limit}{unit} ({flag})"
 
     def as_dict(self) -> dict[str, Any]:

@@ -82,6 +82,10 @@ class UsageTracker:
         self.turn.add(data, cost)
         if self.budget_stop is None:
             self.budget_stop = exceeded(self.budget, self.session)
+            if self.budget_stop is None and self.budget.max_cost is not None and cost is None and usage:
+                # e.g. a sub-agent on a model priced nowhere: its cost is unknown, never counted as zero
+                self.budget_stop = BudgetStop("max_cost", str(self.budget.max_cost),
+                                              f"unknown (model {data.get('model') or '?'} has no price)")
             if self.budget_stop is not None and self.on_budget_reached is not None:
                 self.on_budget_reached(self.budget_stop)
         return HookResult()

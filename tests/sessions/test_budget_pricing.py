@@ -74,3 +74,13 @@ def test_max_turns_narrows_the_orchestrator_limit_only() -> None:
 def test_a_project_budget_needs_no_trust() -> None:
     harmless, gated = gated_settings({"budget": {"max_cost": 1}, "modules": {"tools": []}})
     assert harmless == {"budget": {"max_cost": 1}} and set(gated) == {"modules"}
+
+
+async def test_a_response_of_unknown_price_under_a_cost_limit_stops_instead_of_counting_zero() -> None:
+    reached = []
+    tracker = UsageTracker(Pricer(), Budget(max_cost=Decimal("5")))
+    tracker.on_budget_reached = reached.append
+    await tracker.on_llm_response("llm:response", {"model": "gpt-4o-mini", "usage": {"input_tokens": 10}})
+    assert reached == []
+    await tracker.on_llm_response("llm:response", {"model": "priced-nowhere", "usage": {"input_tokens": 10}})
+    assert [stop.budget for stop in reached] == ["max_cost"] and "unknown" in reached[0].used
