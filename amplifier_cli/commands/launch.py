@@ -76,6 +76,9 @@ def start(
     record: str | None = None,
     replay: str | None = None,
     replay_tools: bool = False,
+    max_total_tokens: int | None = None,
+    max_cost: str | None = None,
+    fork: bool = False,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it."""
     from ..errors import UsageError
@@ -88,6 +91,7 @@ def start(
         _check_choice(mode, SESSION_MODES, "--mode")
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
+    budget = _budget(max_turns, max_total_tokens, max_cost)
     if resume and session_id:
         raise UsageError.single(
             "--resume and --session-id cannot be combined",
@@ -96,14 +100,18 @@ def start(
     if session_id is not None:
         _check_new_session_id(session_id)
     _check_cassette_options(record, replay, replay_tools)
+    if fork and not resume and not continue_latest:
+        raise UsageError.single("--fork needs a session to fork", fix="use it with --resume ID")
     if continue_latest:
         resume = _latest_session_id()
+    if fork and resume:
+        resume = fork_stored_session(resume, None)
     text = compose_prompt(prompt)
 
     from ..sessions.request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
-                             sandbox=sandbox, mode=mode or SESSION_MODES[0])
+                             sandbox=sandbox, mode=mode or SESSION_MODES[0], budget=budget)
     if record is not None or replay is not None:
         from ..sessions.cassettes import open_cassette
 
@@ -138,6 +146,45 @@ def _check_cassette_options(record: str | None, replay: str | None, replay_tools
     for option, value in (("--record", record), ("--replay", replay)):
         if value is not None and not value.strip():
             raise UsageError.single(f"{option} needs a directory", fix=f"pass one, e.g. {option} cassettes/run1")
+
+
+def fork_stored_session(session_id: str, at_turn: int | None) -> str:
+    """Copy the stored session (up to ``at_turn``) into a new one and return its id; the original is unchanged."""
+    from ..config.paths import AmplifierPaths
+    from ..errors import ConfigError
+    from ..sessions.store import AmbiguousSessionIdError, SessionNotFoundError
+    from ..sessions.store.fork import fork_session
+    from ..sessions.store.locations import session_store_for
+
+    paths = AmplifierPaths.discover()
+    store = session_store_for(paths)
+    try:
+        source = store.find(session_id)
+    except (SessionNotFoundError, AmbiguousSessionIdError) as error:
+        raise ConfigError.single(str(error)) from None
+    try:
+        return fork_session(store, source, at_turn=at_turn, cwd=paths.cwd).session_id
+    except ValueError as error:
+        raise ConfigError.single(f"cannot fork {source.session_id}: {error}",
+                                 fix=f"see its turns with `amplifier session show {source.session_id[:8]}`") from None
+
+
+def _budget(max_turns: int | None, max_total_tokens: int | None, max_cost: str | None) -> Any:
+    """The command line's limits (sessions.budget.Budget), or None when none is given."""
+    from ..errors import UsageError
+
+    if max_turns is None and max_total_tokens is None and max_cost is None:
+        return None
+    from ..sessions.budget import Budget, parse_cost
+
+    if max_total_tokens is not None and max_total_tokens < 1:
+        raise UsageError.single("--max-total-tokens must be at least 1", fix="e.g. --max-total-tokens 200000")
+    try:
+        cost = parse_cost(max_cost)
+    except ValueError:
+        raise UsageError.single(f"--max-cost must be an amount in USD above 0, not '{max_cost}'",
+                                fix="e.g. --max-cost 2.50") from None
+    return Budget(max_turns=max_turns, max_total_tokens=max_total_tokens, max_cost=cost)
 
 
 def _check_new_session_id(session_id: str) -> None:

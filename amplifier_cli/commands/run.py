@@ -17,6 +17,11 @@ SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
 ModeOption = Annotated[str | None, typer.Option(
     "--mode", help="plan: the model may read and think, but no tool call that writes or runs commands.")]
+MaxTurnsOption = Annotated[int | None, typer.Option("--max-turns", help="Most model calls in one turn.")]
+MaxTotalTokensOption = Annotated[int | None, typer.Option(
+    "--max-total-tokens", help="Stop (exit 3) once the session, sub-agents included, used this many tokens.")]
+MaxCostOption = Annotated[str | None, typer.Option(
+    "--max-cost", help="Stop (exit 3) once the session, sub-agents included, cost this many USD.")]
 RebuildProfileOption = Annotated[
     str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
 ]
@@ -33,12 +38,15 @@ def register(root: typer.Typer) -> None:
         session_id: str = typer.Option(None, "--session-id", help="Id for the new session."),
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
-        max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
+        max_turns: MaxTurnsOption = None,
+        max_total_tokens: MaxTotalTokensOption = None,
+        max_cost: MaxCostOption = None,
         sandbox: SandboxOption = None,
         mode: ModeOption = None,
         record: str = typer.Option(None, "--record", help="Record every provider call to a cassette in this dir."),
         replay: str = typer.Option(None, "--replay", help="Answer provider calls from the cassette in this dir."),
         replay_tools: bool = typer.Option(False, "--replay-tools", help="With --replay: replay tool results too."),
+        fork: bool = typer.Option(False, "--fork", help="With --resume: resume into a copy; the original stays."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -52,11 +60,14 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 max_turns=max_turns,
+                max_total_tokens=max_total_tokens,
+                max_cost=max_cost,
                 sandbox=sandbox,
                 mode=mode,
                 record=record,
                 replay=replay,
                 replay_tools=replay_tools,
+                fork=fork,
             )
         )
 
@@ -68,6 +79,9 @@ def register(root: typer.Typer) -> None:
         model: ModelOption = None,
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
+        max_turns: MaxTurnsOption = None,
+        max_total_tokens: MaxTotalTokensOption = None,
+        max_cost: MaxCostOption = None,
         sandbox: SandboxOption = None,
         mode: ModeOption = None,
     ) -> None:
@@ -81,6 +95,9 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 continue_latest=True,
+                max_turns=max_turns,
+                max_total_tokens=max_total_tokens,
+                max_cost=max_cost,
                 sandbox=sandbox,
                 mode=mode,
             )

@@ -28,21 +28,25 @@ RUN_OPTIONS: dict[str, str] = {
     "-o": "output_format",
     "--approval": "approval",
     "--max-turns": "max_turns",
+    "--max-total-tokens": "max_total_tokens",
+    "--max-cost": "max_cost",
     "--sandbox": "sandbox",
     "--mode": "mode",
     "--record": "record",
     "--replay": "replay",
 }
+# flags (no value) -> parameter of `launch.start`, set to True
+RUN_FLAGS: dict[str, str] = {"--fork": "fork"}
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "max_turns", "record", "replay")
+    if parameter not in ("resume", "session_id", "record", "replay")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # flags (no value; present = True)
-COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {"--replay-tools": "replay_tools"}, "continue": {}}
+COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {**RUN_FLAGS, "--replay-tools": "replay_tools"}, "continue": {}}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
-INTEGER_PARAMETERS = frozenset({"max_turns"})
+INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens"})
 
 
 def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:

@@ -231,5 +231,75 @@ def resume(
     raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format, approval=approval))
 
 
+@session_app.command("fork")
+def fork(
+    session_id: str = typer.Argument(..., help="Session id or unique prefix."),
+    at: int = typer.Option(None, "--at", help="Keep turns 1..AT of the conversation (default: all)."),
+) -> None:
+    """Start a new session from a copy of this one's conversation; the original stays as it was."""
+    from .launch import fork_stored_session
+
+    new_id = fork_stored_session(session_id, at)
+    typer.echo(f"Forked {session_id} into {new_id}. Resume it with: amplifier run --resume {new_id[:8]}")
+
+
+@session_app.command("rewind")
+def rewind(
+    session_id: str = typer.Argument(..., help="Session id or unique prefix."),
+    to: int = typer.Option(..., "--to", help="Put things back as they were before this turn."),
+    files_only: bool = typer.Option(False, "--files-only", help="Restore the files only."),
+    conversation_only: bool = typer.Option(False, "--conversation-only", help="Cut the conversation only."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Apply without asking (files changed by hand are kept)."),
+    overwrite_conflicts: bool = typer.Option(
+        False, "--overwrite-conflicts", help="Also put back files changed by hand since the session's last tool."),
+) -> None:
+    """Rewind a session's files and/or conversation to before a turn; shows the diff and asks first."""
+    import sys
+
+    from ..config.paths import AmplifierPaths
+    from ..errors import ConfigError, UsageError
+    from ..sessions.checkpoints import CheckpointError, ShadowRepo
+    from ..sessions.rewind import apply_rewind, plan_rewind, project_of
+
+    if files_only and conversation_only:
+        raise UsageError.single("--files-only and --conversation-only exclude each other", fix="give one of them")
+    _, record = _find(session_id)
+    record.lock()
+    try:
+        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record))
+        try:
+            plan = plan_rewind(record, repo, to, files=not conversation_only, conversation=not files_only)
+        except ValueError as error:
+            raise ConfigError.single(
+                f"cannot rewind {record.session_id}: {error}",
+                fix=f"see its turns with `amplifier session show {record.session_id[:8]}`") from None
+        except CheckpointError as error:
+            raise ConfigError.single(f"cannot rewind the files: {error}") from None
+        if not conversation_only:
+            if plan.changes:
+                typer.echo(plan.diff.rstrip())
+            else:
+                typer.echo(f"No file changes to undo from turn {to} on.")
+        conflicts = [path for _, path in plan.changes if path in plan.conflicts]
+        if conflicts:
+            typer.echo("Changed by hand since the session's last tool (conflicts): " + ", ".join(conflicts))
+            kept_note = "kept as they are (--overwrite-conflicts puts them back too)."
+            typer.echo("These are " + ("overwritten." if overwrite_conflicts else kept_note))
+        if plan.messages_dropped:
+            typer.echo(f"The conversation loses {plan.messages_dropped} message(s) from turn {to} on.")
+        if not plan.changes and not plan.messages_dropped:
+            return
+        if not yes:
+            if not sys.stdin.isatty():
+                raise UsageError.single("refusing to rewind without confirmation",
+                                        fix="pass --yes when not in a terminal")
+            typer.confirm("Rewind?", abort=True)
+        kept = apply_rewind(record, repo, plan, overwrite_conflicts=overwrite_conflicts)
+        typer.echo(f"Rewound {record.session_id[:8]} to before turn {to}"
+                   + (f"; kept your changes to {', '.join(kept)}" if kept else "") + ".")
+    finally:
+        record.close()
+
+
 def register(root: typer.Typer) -> None:
     root.add_typer(session_app, name="session")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigError, UsageError
 from .merge import deep_merge
@@ -65,6 +65,31 @@ class ApprovalSettings(BaseModel):
     rules: list[dict[str, Any]] | None = None
 
 
+class BudgetSettings(BaseModel):
+    """`budget:` limits for every run (the same keys as a profile's; the smallest of all limits wins)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int | None = Field(default=None, ge=1)
+    max_total_tokens: int | None = Field(default=None, ge=1)
+    max_cost: float | str | None = None
+
+    @field_validator("max_cost", mode="before")
+    @classmethod
+    def _cost(cls, value: Any) -> Any:
+        if value is None:
+            return value
+        from decimal import Decimal, InvalidOperation
+
+        try:
+            cost = Decimal(str(value))
+        except InvalidOperation:
+            raise ValueError(f"max_cost must be an amount in USD, not {value!r}") from None
+        if not cost.is_finite() or cost <= 0:
+            raise ValueError(f"max_cost must be more than 0, not {value!r}")
+        return value
+
+
 class SettingsFile(BaseModel):
     """One settings file. Unknown keys are errors (with the closest valid key suggested)."""
 
@@ -77,6 +102,7 @@ class SettingsFile(BaseModel):
     collection_sources: dict[str, str] | None = None  # upstream compatibility; read, not used
     updates: UpdatesSettings | None = None
     approval: ApprovalSettings | None = None
+    budget: BudgetSettings | None = None
 
     @field_validator("sources", mode="before")
     @classmethod

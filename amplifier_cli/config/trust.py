@@ -333,7 +333,7 @@ def gated_settings(data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         if key == "profile" and isinstance(value, dict) and all(
                 isinstance(item, str) and not _looks_like_location(item) for item in value.values()):
             harmless[key] = value
-        elif key == "updates":
+        elif key in ("updates", "budget"):  # a budget only narrows what a run may spend
             harmless[key] = value
         elif key == "config" and isinstance(value, dict) and set(value) <= {"providers"}:
             kept, widened = _split_provider_overrides(value.get("providers"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,12 @@ async def open_session(
     except ConfigError:
         await _abandon(session, record, created=created)
         raise
-    live = _attach(session, record, built, located, spawner)
+    try:
+        tracker = _usage_tracker(request, built, session)
+    except ConfigError:
+        await _abandon(session, record, created=created)
+        raise
+    live = _attach(session, record, built, located, spawner, tracker)
     if created:
         await _seed_context(live)
     else:
@@ -149,6 +155,11 @@ def _plan(request: SessionRequest, located: _Located) -> BuiltPlan:
         built.profile.sandbox = {**(built.profile.sandbox or {}), "mode": request.sandbox}  # for plan_sandbox_mode
     if request.plan_overlay is not None:
         request.plan_overlay(built)
+    if request.parent_id is None:  # a sub-agent's spending counts against its parent's budget, not its own
+        from .budget_setup import apply_max_turns, session_budget
+
+        request.budget = session_budget(built, request.budget)
+        apply_max_turns(built.plan, request.budget.max_turns)
     return built
 
 
@@ -275,18 +286,35 @@ def _check_providers(session: AmplifierSession, built: BuiltPlan, mount_log: lis
     raise ConfigError.single(no_provider_message(built.plan, built.profile_name) + said, key_path="providers")
 
 
+def _usage_tracker(request: SessionRequest, built: BuiltPlan, session: AmplifierSession) -> UsageTracker:
+    """Prices from the profile; the budget only for a top-level session (see `_plan`)."""
+    from .budget import Budget
+    from .budget_setup import usage_tracker
+
+    budget = request.budget if request.parent_id is None and request.budget is not None else Budget()
+    model = LiveSession(session, None, built, None, None, False).model_name  # type: ignore[arg-type]
+    return usage_tracker(built, budget, model)
+
+
 def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, located: _Located,
-            spawner: SubAgentSpawner) -> LiveSession:
+            spawner: SubAgentSpawner, tracker: UsageTracker) -> LiveSession:
     """Record every message to the transcript, track usage, and hand the spawner its live parent."""
     coordinator = session.coordinator
     # A context that persists to the session transcript itself (context-persistent) is not wrapped:
     # wrapping would write every message twice.
     if coordinator.get_capability("context.transcript_path") != str(record.transcript_path):
         coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
-    live = LiveSession(session, record, built, located.paths, UsageTracker(), resumed=located.resumed is not None)
+    live = LiveSession(session, record, built, located.paths, tracker, resumed=located.resumed is not None)
     if project_trust(located.paths).needs_trust and record.metadata.parent_id is None:  # said once, by the top session
         live.warnings.append(project_trust(located.paths).ignored_line())
     live.usage.attach(coordinator.hooks)
+    live.usage.on_budget_reached = lambda stop: coordinator.cancellation.request_graceful()
+    if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
+        from .checkpoints import Checkpointer, ShadowRepo
+
+        checkpointer = Checkpointer(ShadowRepo(located.paths.data_dir, project_key(located.paths)), record)
+        checkpointer.warn = lambda text: sys.stderr.write(f"warning: {text}\n")
+        checkpointer.attach(coordinator.hooks)
     spawner.bind(live)
     live.warnings.extend(spawner.warnings)
     sandbox = live.sandbox_status()

@@ -19,5 +19,6 @@ class SessionRequest:
     agent: str | None = None
     mode: str = "normal"  # --mode / /mode: "plan" refuses every tool call that could write or run (plan_mode.py)
     sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
+    budget: Any = None  # sessions.budget.Budget: --max-turns/--max-total-tokens/--max-cost; narrowed when opened
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)
     cassette: Any = None  # --record / --replay: an amplifier_core.cassette.Cassette shared with sub-agents

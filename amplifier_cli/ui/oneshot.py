@@ -24,7 +24,7 @@ from .display_system import StderrDisplay
 from .output_formats import StreamJsonWriter, write_json_line
 
 OutputFormat = Literal["text", "json", "stream-json"]
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 @dataclass
@@ -221,6 +221,9 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                 message = _redacted(live, f"{type(error).__name__}: {error}")
                 write_json_line(out, _result_record(live, "error", None, started, message))
             raise
+        stop = live.usage.budget_stop  # a budget cancelled the turn gracefully (sessions/budget)
+        if stop is not None:
+            return _budget_end(live, stop, response, started, out, fmt)
         interrupted = live.coordinator.cancellation.is_cancelled  # stopped gracefully after a running tool
         if interrupted:
             sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
@@ -233,6 +236,21 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
     finally:
         await live.close()
+
+
+def _budget_end(live: LiveSession, stop: Any, response: str | None, started: float, out: TextIO,
+                fmt: OutputFormat) -> int:
+    """A budget ended the turn: say which, with the figures; exit 3 (README: exit codes)."""
+    sys.stderr.write(f"Stopped: {stop.message()}. Resume with: amplifier run --resume {live.session_id[:8]}\n")
+    if fmt == "text":
+        if response:
+            out.write(response + ("\n" if not response.endswith("\n") else ""))
+        out.flush()
+    else:
+        record = _result_record(live, "budget", response, started)
+        record.update(stop_reason="budget", budget=stop.as_dict(), session_usage=live.usage.session.as_dict())
+        write_json_line(out, record)
+    return EXIT_BUDGET
 
 
 def run_one_shot_sync(request: SessionRequest, options: OneShotOptions) -> int:

@@ -90,6 +90,8 @@ PLAIN_FORMS = [
     ["héllo wörld ✓"],
     ["--record", "cassettes/one", "hi"],
     ["--replay=cassettes/one", "--replay-tools", "hi", "--replay-tools"],
+    ["--max-total-tokens", "5000", "--max-cost=1.25", "go"],
+    ["-r", "abc", "--fork", "go"],
 ]
 
 
@@ -98,6 +100,7 @@ CONTINUE_FORMS = [
     [],
     ["-P", "minimal", "--model=m", "-o", "json", "and more"],
     ["--approval", "allow", "--sandbox", "off", "--provider", "openai"],
+    ["--max-turns", "3", "--max-total-tokens=900", "--max-cost", "0.5", "more"],
 ]
 
 
@@ -134,7 +137,7 @@ def test_anything_else_is_left_to_typer(arguments: list[str]) -> None:
     assert parse_command_line(["run", *arguments]) is None
 
 
-@pytest.mark.parametrize("arguments", [["continue", "--resume", "x"], ["continue", "--max-turns", "3", "hi"],
+@pytest.mark.parametrize("arguments", [["continue", "--resume", "x"], ["continue", "--session-id", "x", "hi"],
                                        ["continue", "--replay-tools", "hi"],
                                        ["session", "list"], ["profile"], [], ["-P", "demo", "run", "hi"]])
 def test_options_of_other_commands_and_other_commands_are_left_to_typer(arguments: list[str]) -> None:

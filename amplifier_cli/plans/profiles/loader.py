@@ -25,7 +25,7 @@ from .schema import REMOVED_UPSTREAM_KEYS, ProfileFile
 PROFILE_SUFFIXES = (".yaml", ".yml", ".md")
 DEFAULT_PROFILE = "default"
 # not part of the mount plan
-PROFILE_ONLY_KEYS = ("profile", "exclude", "instruction", "project_instructions", "sandbox")
+PROFILE_ONLY_KEYS = ("profile", "exclude", "instruction", "project_instructions", "sandbox", "budget", "pricing")
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class LoadedProfile:
     provenance: dict[str, str] = field(default_factory=dict)  # "tools:tool-bash" -> profile that last set it
     project_instructions: bool = True  # add AGENTS.md / AMPLIFIER.md to new sessions
     sandbox: dict[str, Any] | None = None  # `sandbox:` defaults for the modules that run commands for the model
+    budget: dict[str, Any] | None = None  # `budget:` limits of a run (sessions/budget)
+    pricing: dict[str, Any] | None = None  # `pricing:` model -> USD per million tokens (sessions/pricing)
 
 
 def search_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
@@ -208,6 +210,8 @@ def load_profile_at(
         provenance=provenance,
         project_instructions=merged.get("project_instructions") is not False,
         sandbox=merged.get("sandbox") or None,
+        budget=merged.get("budget") or None,
+        pricing=merged.get("pricing") or None,
     )
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ...config.settings import BudgetSettings
 from ..mount_plan import MountPlanSections
 
 
@@ -63,6 +64,17 @@ class SandboxSection(BaseModel):
     required: bool | None = None
 
 
+class PriceEntry(BaseModel):
+    """USD per million tokens for one model (cache prices default to the input price)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
 class ProfileFile(MountPlanSections):
     profile: ProfileMeta | None = None
     exclude: ExcludeSection | None = None
@@ -70,6 +82,8 @@ class ProfileFile(MountPlanSections):
     # load AGENTS.md / AMPLIFIER.md from the user config dir and the project root (default true)
     project_instructions: bool | None = None
     sandbox: SandboxSection | None = None
+    budget: BudgetSettings | None = None  # the same keys as settings' `budget:` (sessions/budget)
+    pricing: dict[str, PriceEntry] | None = None  # model id -> price, over the app's table
 
     @field_validator("sandbox", mode="before")
     @classmethod

@@ -272,6 +272,12 @@ class Repl:
         if live is None:
             return
 
+        stop = live.usage.budget_stop
+        if stop is not None and stop.budget != "max_turns":  # a reached budget ends the chat's spending for good
+            say(f"The {live.usage.budget_stop.message()}; no more model calls in this chat."
+                " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")
+            return
+
         def notify(message: str) -> None:
             self.out.write("\n" + message + "\n")
             self.out.flush()
@@ -293,7 +299,9 @@ class Repl:
         if not live.coordinator.get_capability("ui.renders_answer"):
             self.out.write(response + ("" if response.endswith("\n") else "\n"))
             self.out.flush()
-        if live.coordinator.cancellation.is_cancelled:
+        if live.usage.budget_stop is not None:
+            say(f"Stopped: {live.usage.budget_stop.message()}. What was done is saved.", "warning")
+        elif live.coordinator.cancellation.is_cancelled:
             say("Stopped (Ctrl-C). What was done is saved.", "warning")
 
 

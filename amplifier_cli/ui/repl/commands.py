@@ -305,6 +305,35 @@ async def _resume(repl: Any, argument: str) -> bool:
     return True
 
 
+async def _fork(repl: Any, argument: str) -> bool:
+    """Continue in a copy of this conversation (up to turn N); the current session stays as it was."""
+    from ...sessions.factory import SessionRequest, session_store_for
+    from ...sessions.store.fork import fork_session
+
+    live = await repl.session()
+    if live is None:
+        return True
+    text = argument.strip()
+    if text and not (text.isascii() and text.isdigit()):
+        say("Usage: /fork [TURN] (a turn number; without one the whole conversation)", "error")
+        return True
+    store = session_store_for(repl.paths)
+    try:
+        forked = fork_session(store, live.record, at_turn=int(text) if text else None, cwd=repl.paths.cwd)
+    except ValueError as error:
+        say(f"Not forked: {error}", "error")
+        return True
+    say(f"Forked {live.session_id[:8]} into {forked.session_id[:8]}; now in the fork.", "ok")
+    await repl.switch_to(SessionRequest(resume_id=forked.session_id, budget=getattr(repl.request, "budget", None)))
+    return True
+
+
+async def _rewind(repl: Any, argument: str) -> bool:
+    from .rewind_command import rewind_command
+
+    return await rewind_command(repl, argument)
+
+
 async def _exit(repl: Any, argument: str) -> bool:
     return False
 
@@ -320,6 +349,8 @@ COMMANDS: list[tuple[str, str, Handler]] = [
     ("/clear", "forget the conversation (the system instruction stays)", _clear),
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
     ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
+    ("/fork", "continue in a copy of this conversation: /fork [TURN] keeps turns 1..TURN", _fork),
+    ("/rewind", "list turns, or /rewind N [files|conversation]: back to before turn N", _rewind),
     ("/exit", "leave (the session is saved; `amplifier continue` resumes it)", _exit),
     ("/quit", "same as /exit", _exit),
 ]

@@ -1,0 +1,154 @@
+"""Checkpoints of the project's files, kept in a shadow git repository under the app's data dir (never the
+project's own `.git`): before and after each tool call that can change files (every tool but the read-only
+ones; a `task` call covers what its sub-agent does), the work tree is committed there, `.gitignore` honoured.
+`checkpoints.jsonl` in the session directory says which commit belongs to which turn, so `session rewind`
+can put the files back as they were before a turn and tell apart files changed by hand since."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from amplifier_core import HookResult
+
+CHECKPOINTS_FILE = "checkpoints.jsonl"
+READ_ONLY_TOOLS = frozenset({"read_file", "glob", "grep", "list_directory", "ls", "todo", "todo_read", "todo_write",
+                             "web_fetch", "web_search", "load_skill"})
+MAX_FILES = int(os.environ.get("AMPLIFIER_CHECKPOINT_MAX_FILES", "100000"))
+MAX_BYTES = int(os.environ.get("AMPLIFIER_CHECKPOINT_MAX_BYTES", str(1024 * 1024 * 1024)))
+_IDENTITY = {"GIT_AUTHOR_NAME": "amplifier", "GIT_AUTHOR_EMAIL": "checkpoints@amplifier.invalid",
+             "GIT_COMMITTER_NAME": "amplifier", "GIT_COMMITTER_EMAIL": "checkpoints@amplifier.invalid"}
+
+
+class CheckpointError(Exception):
+    """The project cannot be snapshotted (too large, git missing or failing); the message says why."""
+
+
+class ShadowRepo:
+    """A bare repository whose work tree is the project."""
+
+    def __init__(self, data_dir: Path, project: Path) -> None:
+        self.project = project.resolve()
+        key = hashlib.sha256(str(self.project).encode()).hexdigest()[:16]
+        self.git_dir = data_dir / "checkpoints" / key
+
+    def git(self, *args: str, check: bool = True) -> str:
+        env = {**os.environ, **_IDENTITY, "GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.project)}
+        for name in ("GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"):
+            env.pop(name, None)
+        try:
+            done = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", *args],
+                                  cwd=self.project, env=env, capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            raise CheckpointError("git is not installed; checkpoints need it") from None
+        if check and done.returncode != 0:
+            raise CheckpointError(f"git {args[0]} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def ensure(self) -> None:
+        if not (self.git_dir / "HEAD").exists():
+            self.git_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            done = subprocess.run(["git", "init", "--bare", "-q", str(self.git_dir)], capture_output=True, text=True,
+                                  check=False, env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")})
+            if done.returncode != 0:
+                raise CheckpointError(f"git init failed: {done.stderr.strip()}")
+
+    def check_size(self) -> None:
+        """Refuse a project too large to snapshot cheaply (files not ignored by .gitignore)."""
+        listed = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+        files = [name for name in listed if name]
+        if len(files) > MAX_FILES:
+            raise CheckpointError(f"the project has {len(files)} files not ignored by .gitignore, more than the "
+                                  f"checkpoint limit of {MAX_FILES}; ignore build output in .gitignore or raise "
+                                  "AMPLIFIER_CHECKPOINT_MAX_FILES")
+        total = 0
+        for name in files:
+            try:
+                total += (self.project / name).lstat().st_size
+            except OSError:
+                continue
+        if total > MAX_BYTES:
+            raise CheckpointError(f"the project's files not ignored by .gitignore hold {total} bytes, more than the "
+                                  f"checkpoint limit of {MAX_BYTES}; ignore large files in .gitignore or raise "
+                                  "AMPLIFIER_CHECKPOINT_MAX_BYTES")
+
+    def snapshot(self, message: str) -> str:
+        """Commit the work tree as it is now; returns the commit id."""
+        self.ensure()
+        self.git("add", "-A", ".")
+        tree = self.git("write-tree").strip()
+        return self.git("commit-tree", tree, "-m", message).strip()
+
+    def changed(self, old: str, new: str) -> list[tuple[str, str]]:
+        """(status, path) of files that differ between two snapshots (A added, D deleted, M modified)."""
+        out = self.git("diff", "--name-status", "--no-renames", "-z", old, new)
+        parts = [part for part in out.split("\0") if part]
+        return [(parts[index], parts[index + 1]) for index in range(0, len(parts) - 1, 2)]
+
+    def diff_text(self, old: str, new: str) -> str:
+        return self.git("diff", "--no-renames", "--stat", "-p", old, new)
+
+    def restore(self, commit: str, paths: list[tuple[str, str]]) -> None:
+        """Put ``paths`` back as they are in ``commit``: files it lacks are removed."""
+        keep = [path for status, path in paths if status != "A"]
+        for status, path in paths:
+            if status == "A":
+                (self.project / path).unlink(missing_ok=True)
+        for start in range(0, len(keep), 200):
+            self.git("checkout", commit, "--", *keep[start:start + 200])
+
+
+class Checkpointer:
+    """Registered on `tool:pre` / `tool:post` of a top-level session: snapshots around file-changing tools."""
+
+    def __init__(self, repo: ShadowRepo, record: Any) -> None:
+        self.repo = repo
+        self.record = record
+        self.disabled: str | None = None
+        self.checked = False
+        self.warn: Any = None  # called once with the reason when checkpoints turn off
+
+    def _turn(self) -> int:
+        return int(self.record.metadata.turn_count) + 1
+
+    async def on_tool(self, event: str, data: dict[str, Any]) -> HookResult:
+        name = str(data.get("tool_name") or "")
+        if self.disabled is not None or name in READ_ONLY_TOOLS:
+            return HookResult()
+        when = "pre" if event == "tool:pre" else "post"
+        try:
+            if not self.checked:
+                self.repo.ensure()
+                self.repo.check_size()
+                self.checked = True
+            commit = self.repo.snapshot(f"turn {self._turn()} {when} {name}")
+        except (CheckpointError, OSError) as error:
+            self.disabled = str(error)
+            if self.warn is not None:
+                self.warn(f"checkpoints are off for this session: {error}")
+            return HookResult()
+        line = json.dumps({"turn": self._turn(), "when": when, "tool": name, "commit": commit})
+        with open(self.record.directory / CHECKPOINTS_FILE, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+        return HookResult()
+
+    def attach(self, hooks: Any) -> None:
+        hooks.register("tool:pre", self.on_tool, priority=950, name="app-checkpoints")
+        hooks.register("tool:post", self.on_tool, priority=950, name="app-checkpoints-post")
+
+
+def read_checkpoints(directory: Path) -> list[dict[str, Any]]:
+    path = directory / CHECKPOINTS_FILE
+    if not path.exists():
+        return []
+    entries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return entries

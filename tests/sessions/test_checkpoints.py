@@ -1,0 +1,73 @@
+"""The shadow repository: it lives under the data dir, leaves the project's own git repository alone,
+honours .gitignore, restores files, and turns itself off with a clear message for a project too large."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from amplifier_cli.sessions import checkpoints
+from amplifier_cli.sessions.checkpoints import CHECKPOINTS_FILE, Checkpointer, ShadowRepo, read_checkpoints
+
+
+def _git(project: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, check=True).stdout
+
+
+def test_snapshots_restore_files_honour_gitignore_and_never_touch_the_projects_git(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(project, "init", "-q")
+    (project / ".gitignore").write_text("*.log\n")
+    (project / "kept.txt").write_text("one\n")
+    (project / "noise.log").write_text("log\n")
+    repo = ShadowRepo(tmp_path / "data", project)
+    repo.ensure()
+    before = repo.snapshot("before")
+    (project / "kept.txt").write_text("two\n")
+    (project / "new.txt").write_text("new\n")
+    (project / "noise.log").write_text("more log\n")
+    after = repo.snapshot("after")
+    assert sorted(repo.changed(before, after)) == [("A", "new.txt"), ("M", "kept.txt")]  # *.log ignored
+    repo.restore(before, repo.changed(before, after))
+    assert (project / "kept.txt").read_text() == "one\n" and not (project / "new.txt").exists()
+    assert (project / "noise.log").read_text() == "more log\n"
+    assert _git(project, "status", "--porcelain").splitlines() == ["?? .gitignore", "?? kept.txt"]
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=project, capture_output=True).returncode != 0
+    assert repo.git_dir.is_relative_to(tmp_path / "data")
+
+
+async def test_a_project_too_large_turns_checkpoints_off_with_a_message(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for index in range(5):
+        (project / f"f{index}.txt").write_text("x")
+    monkeypatch.setattr(checkpoints, "MAX_FILES", 3)
+    record = SimpleNamespace(directory=tmp_path, metadata=SimpleNamespace(turn_count=0))
+    checkpointer = Checkpointer(ShadowRepo(tmp_path / "data", project), record)
+    warnings: list[str] = []
+    checkpointer.warn = warnings.append
+    await checkpointer.on_tool("tool:pre", {"tool_name": "write_file"})
+    await checkpointer.on_tool("tool:pre", {"tool_name": "bash"})
+    assert len(warnings) == 1 and "5 files" in warnings[0] and "limit of 3" in warnings[0]
+    assert "AMPLIFIER_CHECKPOINT_MAX_FILES" in warnings[0]
+    assert not (tmp_path / CHECKPOINTS_FILE).exists()
+
+
+async def test_read_only_tools_take_no_snapshot_and_others_record_their_turn(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("a")
+    record = SimpleNamespace(directory=tmp_path, metadata=SimpleNamespace(turn_count=2))
+    checkpointer = Checkpointer(ShadowRepo(tmp_path / "data", project), record)
+    await checkpointer.on_tool("tool:pre", {"tool_name": "read_file"})
+    assert read_checkpoints(tmp_path) == []
+    await checkpointer.on_tool("tool:pre", {"tool_name": "edit_file"})
+    await checkpointer.on_tool("tool:post", {"tool_name": "edit_file"})
+    entries = read_checkpoints(tmp_path)
+    assert [(entry["turn"], entry["when"], entry["tool"]) for entry in entries] == [(3, "pre", "edit_file"),
+                                                                                    (3, "post", "edit_file")]
