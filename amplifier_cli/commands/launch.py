@@ -69,6 +69,7 @@ def start(
     output_format: str = DEFAULT_OUTPUT_FORMAT,
     approval: str = DEFAULT_APPROVAL,
     max_turns: int | None = None,
+    max_tokens: int | None = None,
     continue_latest: bool = False,
     sandbox: str | None = None,
 ) -> int:
@@ -81,6 +82,8 @@ def start(
         _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError.single("--max-tokens must be at least 1", fix="pass a positive number, e.g. --max-tokens 500")
     if resume and session_id:
         raise UsageError.single(
             "--resume and --session-id cannot be combined",
@@ -95,7 +98,7 @@ def start(
     from ..sessions.request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
-                             sandbox=sandbox)
+                             sandbox=sandbox, max_tokens=max_tokens)
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl

@@ -16,7 +16,7 @@ ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or d
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
 RebuildProfileOption = Annotated[
-    str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
+    str | None, typer.Option("--profile", "-P", "--bundle", "-B", help="Profile (bundle) to rebuild the session with.")
 ]
 
 
@@ -24,14 +24,16 @@ def register(root: typer.Typer) -> None:
     @root.command("run")
     def run(
         prompt: str = typer.Argument(None, help="The prompt. Piped stdin is appended; none + terminal = REPL."),
-        profile: str = typer.Option(None, "--profile", "-P", help="Profile to use."),
-        provider: str = typer.Option(None, "--provider", help="Provider of the profile to use (e.g. anthropic)."),
+        profile: str = typer.Option(None, "--profile", "-P", "--bundle", "-B",
+                                    help="Profile (or bundle: same thing) to use."),
+        provider: str = typer.Option(None, "--provider", "-p", help="Provider of the profile to use (e.g. anthropic)."),
         model: ModelOption = None,
         resume: str = typer.Option(None, "--resume", "-r", help="Resume the session with this id (or prefix)."),
         session_id: str = typer.Option(None, "--session-id", help="Id for the new session."),
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,
         max_turns: int = typer.Option(None, "--max-turns", help="Most model calls in this turn."),
+        max_tokens: int = typer.Option(None, "--max-tokens", help="Largest answer per response, in tokens."),
         sandbox: SandboxOption = None,
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
@@ -46,6 +48,7 @@ def register(root: typer.Typer) -> None:
                 output_format=output_format,
                 approval=approval,
                 max_turns=max_turns,
+                max_tokens=max_tokens,
                 sandbox=sandbox,
             )
         )
@@ -54,7 +57,7 @@ def register(root: typer.Typer) -> None:
     def continue_(
         prompt: str = typer.Argument(None, help="The prompt; without one (in a terminal) the chat resumes."),
         profile: RebuildProfileOption = None,
-        provider: str = typer.Option(None, "--provider", help="Provider to use."),
+        provider: str = typer.Option(None, "--provider", "-p", help="Provider to use."),
         model: ModelOption = None,
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,

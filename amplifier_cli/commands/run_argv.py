@@ -18,7 +18,10 @@ from typing import Any
 RUN_OPTIONS: dict[str, str] = {
     "--profile": "profile",
     "-P": "profile",
+    "--bundle": "profile",
+    "-B": "profile",
     "--provider": "provider",
+    "-p": "provider",
     "--model": "model",
     "-m": "model",
     "--resume": "resume",
@@ -28,16 +31,17 @@ RUN_OPTIONS: dict[str, str] = {
     "-o": "output_format",
     "--approval": "approval",
     "--max-turns": "max_turns",
+    "--max-tokens": "max_tokens",
     "--sandbox": "sandbox",
 }
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "max_turns")
+    if parameter not in ("resume", "session_id", "max_turns", "max_tokens")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
-INTEGER_PARAMETERS = frozenset({"max_turns"})
+INTEGER_PARAMETERS = frozenset({"max_turns", "max_tokens"})
 
 
 def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:

@@ -17,5 +17,6 @@ class SessionRequest:
     resume_id: str | None = None
     parent_id: str | None = None
     agent: str | None = None
+    max_tokens: int | None = None  # --max-tokens: the largest answer per response (set on the chosen provider)
     sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)
