@@ -103,6 +103,9 @@ def start(
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl
 
+            if profile is None and provider is None and resume is None:
+                _first_run_setup()
+
             return run_repl(request, approval=approval)
         raise UsageError.single(
             "no prompt given and stdin is not a terminal", fix='pass a prompt: amplifier run "..." (or pipe one in)'
@@ -116,6 +119,15 @@ def start(
         max_turns=max_turns,
     )
     return run_one_shot_sync(request, options)
+
+
+def _first_run_setup() -> None:
+    """The chat with no usable provider anywhere: run `amplifier init`'s setup first (upstream does the same)."""
+    from ..ui.first_run import SetupChoice, first_run_needed, run_setup
+
+    if first_run_needed():
+        run_setup(SetupChoice())
+        sys.stdout.write("Starting the chat...\n")
 
 
 def _check_new_session_id(session_id: str) -> None:
