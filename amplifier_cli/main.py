@@ -18,7 +18,7 @@ from . import __version__
 COMMAND_MODULES: tuple[str, ...] = (
     "profile", "module", "source", "run", "session", "agents", "mcp", "trust",
     # upstream Amplifier users' commands (issue 27)
-    "bundle", "provider", "tool", "init", "resume", "dirs", "notify", "update",
+    "bundle", "provider", "tool", "init", "resume", "dirs", "notify", "update", "routing",
 )
 
 
