@@ -24,11 +24,15 @@ def register(root: typer.Typer) -> None:
         interactive = in_a_terminal() and not yes and not json_output
         out = sys.stderr if json_output else sys.stdout
         result = run_setup(SetupChoice(provider, model, interactive=interactive, test=not no_test), out=out)
+        failed = result["test"] is not None and not result["test"]["ok"]
         if json_output:
             from ..ui.tables import print_json
 
             print_json(result)
+        elif interactive and not failed and typer.confirm("Ready. Start the chat now?", default=True):
+            from .launch import start
+
+            raise typer.Exit(start(None))
         else:
             typer.echo('Ready. Try: amplifier run "hello"   (or just: amplifier)')
-        failed = result["test"] is not None and not result["test"]["ok"]
         raise typer.Exit(1 if failed else 0)
