@@ -70,6 +70,7 @@ def start(
     output_format: str = DEFAULT_OUTPUT_FORMAT,
     approval: str = DEFAULT_APPROVAL,
     max_turns: int | None = None,
+    max_tokens: int | None = None,
     continue_latest: bool = False,
     sandbox: str | None = None,
     mode: str | None = None,
@@ -92,6 +93,8 @@ def start(
     if max_turns is not None and max_turns < 1:
         raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
     budget = _budget(max_turns, max_total_tokens, max_cost)
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError.single("--max-tokens must be at least 1", fix="pass a positive number, e.g. --max-tokens 500")
     if resume and session_id:
         raise UsageError.single(
             "--resume and --session-id cannot be combined",
@@ -111,7 +114,8 @@ def start(
     from ..sessions.request import SessionRequest
 
     request = SessionRequest(profile=profile, provider=provider, model=model, session_id=session_id, resume_id=resume,
-                             sandbox=sandbox, mode=mode or SESSION_MODES[0], budget=budget)
+                             sandbox=sandbox, mode=mode or SESSION_MODES[0], budget=budget,
+                             max_tokens=max_tokens)
     if record is not None or replay is not None:
         from ..sessions.cassettes import open_cassette
 
@@ -119,6 +123,9 @@ def start(
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl
+
+            if profile is None and provider is None and resume is None:
+                _first_run_setup()
 
             return run_repl(request, approval=approval)
         raise UsageError.single(
@@ -185,6 +192,15 @@ def _budget(max_turns: int | None, max_total_tokens: int | None, max_cost: str |
         raise UsageError.single(f"--max-cost must be an amount in USD above 0, not '{max_cost}'",
                                 fix="e.g. --max-cost 2.50") from None
     return Budget(max_turns=max_turns, max_total_tokens=max_total_tokens, max_cost=cost)
+
+
+def _first_run_setup() -> None:
+    """The chat with no usable provider anywhere: run `amplifier init`'s setup first (upstream does the same)."""
+    from ..ui.first_run import SetupChoice, first_run_needed, run_setup
+
+    if first_run_needed():
+        run_setup(SetupChoice())
+        sys.stdout.write("Starting the chat...\n")
 
 
 def _check_new_session_id(session_id: str) -> None:

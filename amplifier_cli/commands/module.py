@@ -138,3 +138,84 @@ def update(module_id: str = typer.Argument(None, help="Only this module (default
             typer.echo(f"  {result['label']}: updated {result['previous']} -> {result['commit']}")
         else:
             typer.echo(f"  {result['label']}: already at {result['commit']}")
+
+
+_LOCAL = typer.Option(False, "--local", help="Only this checkout (.amplifier/settings.local.yaml).")
+_PROJECT = typer.Option(False, "--project", help="Everyone on the project (.amplifier/settings.yaml).")
+_GLOBAL = typer.Option(False, "--global", help="All projects (user settings; the default).")
+
+
+@app.command("add")
+def add(
+    module_id: str = typer.Argument(..., help="Module id (tool-*, hooks-*, provider-*, agent-*, loop-*, context-*)."),
+    source: str = typer.Option(None, "--source", "-s", help="Where it comes from: git+URL@ref or a path."),
+    local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL,
+) -> None:
+    """Add a module to every session (settings `modules.<type>`; tools and hooks are mounted on top of the
+    profile's)."""
+    from ..config.scope_flags import scope_from_flags
+    from ..ui.maintenance_views import add_module, module_section
+
+    scope = scope_from_flags(local, project, global_)
+    path = add_module(module_id, source, scope)
+    typer.echo(f"Added {module_id} to modules.{module_section(module_id)} ({scope} scope, {path})")
+
+
+@app.command("remove")
+def remove(
+    module_id: str = typer.Argument(..., help="Module id."),
+    scope_word: str = typer.Argument(None, metavar="[SCOPE]", help="local, project or global (upstream's form)."),
+    local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL,
+) -> None:
+    """Remove a module added with `module add` from a scope's settings."""
+    from ..config.scope_flags import scope_from_word_or_flags
+    from ..ui.maintenance_views import remove_module
+
+    scope = scope_from_word_or_flags(scope_word, local, project, global_)
+    path = remove_module(module_id, scope)
+    typer.echo(f"Removed {module_id} ({scope} scope, {path})")
+
+
+@app.command("current")
+def current(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+            output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
+    """Modules added in settings (every scope), as `module add` wrote them."""
+    from ..ui.maintenance_views import current_modules
+
+    rows = current_modules()
+    if json_output or output == "json":
+        from ..ui.tables import print_json
+
+        print_json(rows)
+        return
+    from ..ui.tables import print_table
+
+    print_table("Added modules", ["Module", "Type", "Source", "Scope"],
+                [(r["module"], r["type"], r["source"], r["scope"]) for r in rows],
+                empty="No modules added in settings (add one with `amplifier module add ID`).")
+
+
+@app.command("refresh")
+def refresh(module_id: str = typer.Argument(None, help="Only this module (default: every cached git module).")) -> None:
+    """Upstream's name for `module update`: re-fetch cached git checkouts that follow a branch."""
+    update(module_id)
+
+
+@app.command("check-updates")
+def check_updates(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+                  output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
+    """Which cached git checkouts follow a branch (re-fetched by `module refresh`) and which are pinned."""
+    from ..ui.maintenance_views import cached_checkouts
+
+    rows = cached_checkouts()
+    if json_output or output == "json":
+        from ..ui.tables import print_json
+
+        print_json(rows)
+        return
+    from ..ui.tables import print_table
+
+    print_table("Cached git checkouts", ["Module", "Ref", "Commit", "Refresh"],
+                [(r["module"] or r["url"], r["ref"] or "(default branch)", r["commit"],
+                  "follows a branch" if r["mutable"] else "pinned") for r in rows],
+                empty="No git checkouts cached; nothing to update.")

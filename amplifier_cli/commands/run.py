@@ -23,7 +23,7 @@ MaxTotalTokensOption = Annotated[int | None, typer.Option(
 MaxCostOption = Annotated[str | None, typer.Option(
     "--max-cost", help="Stop (exit 3) once the session, sub-agents included, cost this many USD.")]
 RebuildProfileOption = Annotated[
-    str | None, typer.Option("--profile", "-P", help="Profile to rebuild the session with.")
+    str | None, typer.Option("--profile", "-P", "--bundle", "-B", help="Profile (bundle) to rebuild the session with.")
 ]
 
 
@@ -31,8 +31,9 @@ def register(root: typer.Typer) -> None:
     @root.command("run")
     def run(
         prompt: str = typer.Argument(None, help="The prompt. Piped stdin is appended; none + terminal = REPL."),
-        profile: str = typer.Option(None, "--profile", "-P", help="Profile to use."),
-        provider: str = typer.Option(None, "--provider", help="Provider of the profile to use (e.g. anthropic)."),
+        profile: str = typer.Option(None, "--profile", "-P", "--bundle", "-B",
+                                    help="Profile (or bundle: same thing) to use."),
+        provider: str = typer.Option(None, "--provider", "-p", help="Provider of the profile to use (e.g. anthropic)."),
         model: ModelOption = None,
         resume: str = typer.Option(None, "--resume", "-r", help="Resume the session with this id (or prefix)."),
         session_id: str = typer.Option(None, "--session-id", help="Id for the new session."),
@@ -41,6 +42,7 @@ def register(root: typer.Typer) -> None:
         max_turns: MaxTurnsOption = None,
         max_total_tokens: MaxTotalTokensOption = None,
         max_cost: MaxCostOption = None,
+        max_tokens: int = typer.Option(None, "--max-tokens", help="Largest answer per response, in tokens."),
         sandbox: SandboxOption = None,
         mode: ModeOption = None,
         record: str = typer.Option(None, "--record", help="Record every provider call to a cassette in this dir."),
@@ -62,6 +64,7 @@ def register(root: typer.Typer) -> None:
                 max_turns=max_turns,
                 max_total_tokens=max_total_tokens,
                 max_cost=max_cost,
+                max_tokens=max_tokens,
                 sandbox=sandbox,
                 mode=mode,
                 record=record,
@@ -75,7 +78,7 @@ def register(root: typer.Typer) -> None:
     def continue_(
         prompt: str = typer.Argument(None, help="The prompt; without one (in a terminal) the chat resumes."),
         profile: RebuildProfileOption = None,
-        provider: str = typer.Option(None, "--provider", help="Provider to use."),
+        provider: str = typer.Option(None, "--provider", "-p", help="Provider to use."),
         model: ModelOption = None,
         output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
         approval: ApprovalOption = DEFAULT_APPROVAL,

@@ -18,7 +18,10 @@ from typing import Any
 RUN_OPTIONS: dict[str, str] = {
     "--profile": "profile",
     "-P": "profile",
+    "--bundle": "profile",
+    "-B": "profile",
     "--provider": "provider",
+    "-p": "provider",
     "--model": "model",
     "-m": "model",
     "--resume": "resume",
@@ -30,6 +33,7 @@ RUN_OPTIONS: dict[str, str] = {
     "--max-turns": "max_turns",
     "--max-total-tokens": "max_total_tokens",
     "--max-cost": "max_cost",
+    "--max-tokens": "max_tokens",
     "--sandbox": "sandbox",
     "--mode": "mode",
     "--record": "record",
@@ -39,14 +43,14 @@ RUN_OPTIONS: dict[str, str] = {
 RUN_FLAGS: dict[str, str] = {"--fork": "fork"}
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "record", "replay")
+    if parameter not in ("resume", "session_id", "record", "replay", "max_tokens")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # flags (no value; present = True)
 COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {**RUN_FLAGS, "--replay-tools": "replay_tools"}, "continue": {}}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
-INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens"})
+INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens", "max_tokens"})
 
 
 def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:

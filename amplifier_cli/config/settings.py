@@ -88,6 +88,30 @@ class BudgetSettings(BaseModel):
         if not cost.is_finite() or cost <= 0:
             raise ValueError(f"max_cost must be more than 0, not {value!r}")
         return value
+class BundleSettings(BaseModel):
+    """Upstream's `bundle.active` (a profile/bundle name, path or URL) and `bundle.added` (registered name -> URI)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    active: str | None = None
+    added: dict[str, str] | None = None
+
+
+class NotifySettings(BaseModel):
+    """`notify.desktop.enabled`: bell + OSC 9 when a chat turn ends."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    desktop: dict[str, bool] | None = None
+
+
+class RoutingSettings(BaseModel):
+    """`routing.matrix` (a matrix name) and `routing.overrides` (role -> candidates), as upstream writes them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    matrix: str | None = None
+    overrides: dict[str, list[dict[str, Any]]] | None = None
 
 
 class SettingsFile(BaseModel):
@@ -103,6 +127,11 @@ class SettingsFile(BaseModel):
     updates: UpdatesSettings | None = None
     approval: ApprovalSettings | None = None
     budget: BudgetSettings | None = None
+    bundle: BundleSettings | None = None
+    notify: NotifySettings | None = None
+    routing: RoutingSettings | None = None
+    allowed_dirs: list[str] | None = None  # extra write roots of the file tools (`amplifier allowed-dirs`)
+    denied_dirs: list[str] | None = None  # never read or written by the file tools (`amplifier denied-dirs`)
 
     @field_validator("sources", mode="before")
     @classmethod
@@ -128,18 +157,32 @@ class Settings:
     merged: dict[str, Any]
 
     def active_profile(self) -> tuple[str | None, Scope | None]:
-        """local active > project active > project default > user active; (None, None) = use bundled default."""
-        order: list[tuple[Scope, str]] = [
-            ("local", "active"),
-            ("project", "active"),
-            ("project", "default"),
-            ("user", "active"),
+        """local active > project active > project default > user active; (None, None) = use bundled default.
+
+        Upstream's `bundle.active` is the same choice spelled the bundle way: in each scope it is read before
+        `profile.active`, and a name registered with `bundle add` stands for its URI."""
+        order: list[tuple[Scope, str, str]] = [
+            ("local", "bundle", "active"),
+            ("local", "profile", "active"),
+            ("project", "bundle", "active"),
+            ("project", "profile", "active"),
+            ("project", "profile", "default"),
+            ("user", "bundle", "active"),
+            ("user", "profile", "active"),
         ]
-        for scope, key in order:
-            value = (self.scopes[scope].data.get("profile") or {}).get(key)
+        for scope, section, key in order:
+            value = (self.scopes[scope].data.get(section) or {}).get(key)
             if value:
-                return value, scope
+                return self.bundle_reference(value), scope
         return None, None
+
+    def registered_bundles(self) -> dict[str, str]:
+        """`bundle add` registrations (name -> URI), all scopes merged."""
+        return dict((self.merged.get("bundle") or {}).get("added") or {})
+
+    def bundle_reference(self, name: str) -> str:
+        """A registered bundle name becomes its URI; anything else is kept (a profile name, path or URL)."""
+        return self.registered_bundles().get(name, name)
 
     @property
     def sources(self) -> dict[str, str]:

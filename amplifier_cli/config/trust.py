@@ -13,7 +13,8 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
   (``.amplifier/commands/**``, ``.claude/commands/**``): text that tells the model what to do and run;
 - files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it.
 
-Harmless without trust: ``profile.active`` / ``profile.default`` naming a profile, ``updates``, and in
+Harmless without trust: ``profile.active`` / ``profile.default`` / ``bundle.active`` naming a profile (not a path
+or URL), ``updates``, ``notify`` (a terminal bell), and in
 ``config.providers`` entries only the keys of HARMLESS_PROVIDER_KEYS (a model name, token limits). Plain text
 (AGENTS.md, AMPLIFIER.md) always loads.
 
@@ -333,7 +334,10 @@ def gated_settings(data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         if key == "profile" and isinstance(value, dict) and all(
                 isinstance(item, str) and not _looks_like_location(item) for item in value.values()):
             harmless[key] = value
-        elif key in ("updates", "budget"):  # a budget only narrows what a run may spend
+        elif key == "bundle" and isinstance(value, dict) and set(value) == {"active"} and isinstance(
+                value["active"], str) and not _looks_like_location(value["active"]):
+            harmless[key] = value  # naming a bundle/profile; `added` (URIs) and a path or URL need trust
+        elif key in ("updates", "notify", "budget"):  # a budget only narrows what a run may spend
             harmless[key] = value
         elif key == "config" and isinstance(value, dict) and set(value) <= {"providers"}:
             kept, widened = _split_provider_overrides(value.get("providers"))

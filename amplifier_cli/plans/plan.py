@@ -15,6 +15,7 @@ from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
 from ..config.trust import project_trusted
 from ..errors import ConfigError, Problem
+from .file_tool_dirs import apply_file_tool_dirs
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
 from .profiles.loader import find_profile, profile_name_from_ref
 from .sandbox_mode import apply_profile_sandbox
@@ -43,13 +44,16 @@ def build_plan(
     *,
     provider: str | None = None,
     model: str | None = None,
+    max_tokens: int | None = None,
     paths: AmplifierPaths | None = None,
 ) -> BuiltPlan:
     """Profile (`profile_name`, else settings `profile.active`, else 'default') merged with settings
     `config.providers` overrides and `modules.*` additions (by module id), then `provider`/`model` flags.
 
     `provider` (`anthropic` or `provider-anthropic`) keeps only that provider; `model` sets `default_model`
-    on it, or without `provider` on the provider with the lowest `priority` (ties: first listed).
+    on it, or without `provider` on the provider with the lowest `priority` (ties: first listed); `max_tokens`
+    (the largest answer per response) is set on that same provider. A name registered with `bundle add`
+    stands for its URI.
     """
     if settings is None:
         settings = load_settings(paths or AmplifierPaths.discover())
@@ -61,7 +65,7 @@ def build_plan(
         if scope in ("project", "local") and not project_trusted(settings.paths) \
                 and find_profile(profile_name_from_ref(profile_name), settings.paths) is None:
             profile_name, source = DEFAULT_PROFILE, "default"  # the project's own profile waits for trust
-    profile = load_profile(profile_name, settings.paths)
+    profile = load_profile(settings.bundle_reference(profile_name), settings.paths)
     plan = copy.deepcopy(profile.plan)
 
     overrides = settings.provider_overrides
@@ -79,6 +83,7 @@ def build_plan(
             plan[section] = merge_module_lists(plan.get(section) or [], added)
 
     apply_profile_sandbox(plan, profile.sandbox)
+    apply_file_tool_dirs(plan, settings)
 
     if provider is not None:
         plan["providers"] = [select_provider(plan.get("providers") or [], provider, profile.name)]
@@ -91,6 +96,11 @@ def build_plan(
             )
         target = providers[0] if provider is not None else preferred_provider(providers)
         target["config"] = {**(target.get("config") or {}), "default_model": model}
+    if max_tokens is not None:
+        providers = plan.get("providers") or []
+        if providers:
+            target = providers[0] if provider is not None else preferred_provider(providers)
+            target["config"] = {**(target.get("config") or {}), "max_tokens": max_tokens}
     return BuiltPlan(plan=plan, profile=profile, profile_source=source, settings=settings)
 
 

@@ -122,6 +122,9 @@ def _locate(request: SessionRequest, paths: AmplifierPaths | None, settings: Set
     """Find the stored session a resume names, and run from its project; fill the request from its metadata."""
     located_by_caller = paths is not None or settings is not None
     paths = paths or AmplifierPaths.discover()
+    from ..config.key_store import load_key_store
+
+    load_key_store(paths)  # keys saved by `provider use` / `init`, for names the environment does not set
     settings = settings or load_settings(paths)
     store = session_store_for(paths)
     if request.resume_id is None:
@@ -147,6 +150,7 @@ def _locate(request: SessionRequest, paths: AmplifierPaths | None, settings: Set
 def _plan(request: SessionRequest, located: _Located) -> BuiltPlan:
     """The mount plan: profile + settings + flags, then the caller's overlay (a sub-agent's partial plan)."""
     built = build_plan(located.settings, request.profile, provider=request.provider, model=request.model,
+                       max_tokens=request.max_tokens,
                        paths=located.paths)
     if request.sandbox is not None:
         from ..plans.sandbox_mode import apply_sandbox_mode
@@ -221,6 +225,9 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
     coordinator.register_capability("session.sandbox_mode", plan_sandbox_mode(built.plan, built.profile.sandbox))
+    from .model_roles import role_resolver
+
+    coordinator.register_capability("routing.resolve_role", role_resolver(located.settings, built.plan))
     if record.secrets is None:  # a resumed record: the plan was rebuilt, so are its secrets
         record.secrets = session_secrets(built.plan)
     coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))

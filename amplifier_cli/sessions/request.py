@@ -18,6 +18,7 @@ class SessionRequest:
     parent_id: str | None = None
     agent: str | None = None
     mode: str = "normal"  # --mode / /mode: "plan" refuses every tool call that could write or run (plan_mode.py)
+    max_tokens: int | None = None  # --max-tokens: the largest answer per response (set on the chosen provider)
     sandbox: str | None = None  # --sandbox: the mode for every sandboxed module of the plan (tool-bash, hook-shell)
     budget: Any = None  # sessions.budget.Budget: --max-turns/--max-total-tokens/--max-cost; narrowed when opened
     plan_overlay: Callable[[Any], None] | None = None  # adjusts the BuiltPlan before mounting (agents, --max-turns)

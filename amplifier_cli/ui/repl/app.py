@@ -303,6 +303,9 @@ class Repl:
             say(f"Stopped: {live.usage.budget_stop.message()}. What was done is saved.", "warning")
         elif live.coordinator.cancellation.is_cancelled:
             say("Stopped (Ctrl-C). What was done is saved.", "warning")
+        from ..turn_notify import notify_turn_end
+
+        notify_turn_end(live.built.settings, self.out)
 
 
 async def run_repl_async(request: Any, approval: str) -> int:

@@ -31,6 +31,7 @@ class FilesystemConfig(ModuleConfig):
     allowed_read_paths: list[str] | None = None
     allowed_write_paths: list[str] | None = None
     denied_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_DENIED_PATHS))
+    extra_denied_paths: list[str] = Field(default_factory=list)  # added to denied_paths (keeps the default list)
     max_file_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
     max_line_length: int = Field(default=2000, ge=80)
     default_read_lines: int = Field(default=2000, ge=1)
@@ -80,7 +81,7 @@ def build_tools(config: FilesystemConfig, coordinator: Any = None) -> list[Files
         working_dir=_working_dir_source(config, coordinator),
         read_roots=config.allowed_read_paths,
         write_roots=config.allowed_write_paths,
-        denied=tuple(config.denied_paths),
+        denied=(*config.denied_paths, *config.extra_denied_paths),
         extra_read_roots=_extra_read_roots(coordinator),
     )
     limits = FileLimits(default_read_lines=config.default_read_lines, max_line_length=config.max_line_length,
