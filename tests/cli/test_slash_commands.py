@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from testkit.trust import trust_project_now
 
 from amplifier_cli.config.paths import AmplifierPaths
@@ -17,6 +18,7 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.untrusted
 def test_commands_are_named_by_path_filled_and_the_project_wins_once_trusted(project_dir, amplifier_home):
     write(amplifier_home / "config" / "commands" / "fix.md", "USER-FIX $ARGUMENTS\n")
     write(project_dir / ".claude" / "commands" / "fix.md", "---\ndescription: Fix an issue\n---\nFix #$1 in $2.\n")
