@@ -182,7 +182,8 @@ def _budget(max_turns: int | None, max_total_tokens: int | None, max_cost: str |
 
     if max_turns is None and max_total_tokens is None and max_cost is None:
         return None
-    from ..sessions.budget import Budget, parse_cost
+    from ..config.money import parse_cost
+    from ..sessions.budget import Budget
 
     if max_total_tokens is not None and max_total_tokens < 1:
         raise UsageError.single("--max-total-tokens must be at least 1", fix="e.g. --max-total-tokens 200000")

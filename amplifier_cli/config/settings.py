@@ -77,16 +77,9 @@ class BudgetSettings(BaseModel):
     @field_validator("max_cost", mode="before")
     @classmethod
     def _cost(cls, value: Any) -> Any:
-        if value is None:
-            return value
-        from decimal import Decimal, InvalidOperation
+        from .money import parse_cost
 
-        try:
-            cost = Decimal(str(value))
-        except InvalidOperation:
-            raise ValueError(f"max_cost must be an amount in USD, not {value!r}") from None
-        if not cost.is_finite() or cost <= 0:
-            raise ValueError(f"max_cost must be more than 0, not {value!r}")
+        parse_cost(value)  # refuses what a flag or profile would refuse; the value is kept as written
         return value
 class BundleSettings(BaseModel):
     """Upstream's `bundle.active` (a profile/bundle name, path or URL) and `bundle.added` (registered name -> URI)."""

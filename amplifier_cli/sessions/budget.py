@@ -9,8 +9,10 @@ the session can be resumed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
+
+from ..config.money import parse_cost
 
 BUDGET_KEYS = ("max_turns", "max_total_tokens", "max_cost")
 
@@ -57,18 +59,6 @@ def parse_budget(data: Any) -> Budget:
         values[key] = value
     values["max_cost"] = parse_cost(data.get("max_cost"))
     return Budget(**values)
-
-
-def parse_cost(value: Any) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        cost = Decimal(str(value))
-    except InvalidOperation:
-        raise ValueError(f"max_cost must be an amount in USD, not {value!r}") from None
-    if not cost.is_finite() or cost <= 0:
-        raise ValueError(f"max_cost must be more than 0, not {value!r}")
-    return cost
 
 
 def total_tokens(usage: Any) -> int:
