@@ -9,26 +9,14 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from amplifier_support.surrogates import escape_surrogates
+
 MAX_DEPTH = 32
 
 
-def _escape_surrogate(char: str) -> str:
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte Python's surrogateescape kept (a file name, argv, output)
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\u{code:04x}"
-
-
 def utf8_text(value: str) -> str:
-    """``value`` as UTF-8 can hold it. File names, paths and output that are not UTF-8 reach Python as lone
-    surrogates, which no UTF-8 file accepts: they are shown escaped (``caf\\xe9.txt``) instead."""
-    if value.isascii():
-        return value
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join(_escape_surrogate(char) if "\ud800" <= char <= "\udfff" else char for char in value)
-    return value
+    """``value`` as UTF-8 can hold it: lone surrogates (bytes of names and output that are not UTF-8) escaped."""
+    return escape_surrogates(value)
 
 
 def json_safe(value: Any, depth: int = 0) -> Any:

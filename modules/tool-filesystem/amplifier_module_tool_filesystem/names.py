@@ -11,25 +11,12 @@ from __future__ import annotations
 import os
 import re
 
+from amplifier_support.surrogates import escape_surrogates
+
 _ESCAPED_BYTE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
 
 
-def _escape(char: str) -> str:
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # the byte code - 0xDC00, kept by surrogateescape
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\u{code:04x}"
-
-
-def escape_name(text: str) -> str:
-    """``text`` with each lone surrogate shown as ``\\xNN`` (an undecodable byte) or ``\\uNNNN``."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join(_escape(char) if "\ud800" <= char <= "\udfff" else char for char in text)
-    return text
+escape_name = escape_surrogates  # ``\\xNN`` for an undecodable byte, ``\\uNNNN`` for another lone surrogate
 
 
 def unescape_name(raw: str, base: str) -> str:
