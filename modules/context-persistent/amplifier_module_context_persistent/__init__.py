@@ -51,14 +51,21 @@ class PersistentContextConfig(SimpleContextConfig):
         return raw
 
 
+# The transcript line format's version (docs/EVENTS.md, docs/schemas/transcript-line.schema.json): this file is
+# the session's transcript.jsonl when the app hands its path over, so each line carries it like the app's own.
+SCHEMA_FIELD = "schema_version"
+TRANSCRIPT_SCHEMA_VERSION = 1
+
 # Characters str.splitlines() treats as line breaks that json.dumps(ensure_ascii=False) leaves raw.
 _LINE_BREAK_ESCAPES = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
 
 
 def encode_message(message: dict[str, Any]) -> str:
-    """One JSONL line (with its newline). Every line break inside strings is escaped, so each physical line
-    holds exactly one message for any reader (including ones that split on Unicode line separators)."""
-    encoded = json.dumps(message, ensure_ascii=False, default=json_default)
+    """One JSONL line (with its newline): the message plus ``schema_version``. Every line break inside strings
+    is escaped, so each physical line holds exactly one message for any reader (including ones that split on
+    Unicode line separators)."""
+    line = {SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **message}
+    encoded = json.dumps(line, ensure_ascii=False, default=json_default)
     return encoded.translate(_LINE_BREAK_ESCAPES) + "\n"
 
 
@@ -79,7 +86,7 @@ def read_jsonl_messages(path: Path) -> list[dict[str, Any]]:
             logger.warning("%s line %d: skipping a transcript line that is not a message object (got %s)",
                            path, number, type(message).__name__)
             continue
-        message.pop("schema_version", None)  # the app's transcript lines carry it (docs/EVENTS.md): not a message field
+        message.pop(SCHEMA_FIELD, None)  # the line format's version (docs/EVENTS.md), not a message field
         messages.append(message)
     return messages
 

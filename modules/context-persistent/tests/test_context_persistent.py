@@ -264,3 +264,24 @@ async def test_the_file_is_private_and_holds_secret_values_masked_while_memory_k
                                                                    "ok [REDACTED:PROFILE_KEY]"]
     assert (await context.get_messages())[0]["content"] == "again deploy-token-value-77"
     assert (tmp_path / "t.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+async def test_every_line_carries_schema_version_and_fits_the_published_transcript_schema(tmp_path):
+    from testkit.event_schemas import assert_transcript_valid
+
+    path = tmp_path / "transcript.jsonl"
+    manager = opened(path)
+    await manager.add_message({"role": "system", "content": "sys"})
+    await manager.add_message({"role": "user", "content": "hello"})
+    await manager.add_message({"role": "assistant", "content": [{"type": "text", "text": "hi"}],
+                               "tool_calls": [{"id": "c1", "tool": "read_file", "arguments": {"path": "a"}}]})
+    await manager.add_message({"role": "tool", "content": "data", "tool_call_id": "c1", "name": "read_file"})
+    assert [line["schema_version"] for line in lines(path)] == [1, 1, 1, 1]
+    assert_transcript_valid(path)
+    await manager.set_messages([{"role": "user", "content": "rewritten"}])  # a whole-file rewrite too
+    assert lines(path) == [{"schema_version": 1, "role": "user", "content": "rewritten"}]
+    assert_transcript_valid(path)
+    manager.close()
+    resumed = opened(path)
+    assert await resumed.get_messages() == [{"role": "user", "content": "rewritten"}]  # not a message field
+    resumed.close()
