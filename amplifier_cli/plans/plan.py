@@ -16,6 +16,7 @@ from ..config.settings import Settings, load_settings
 from ..config.trust import project_trusted
 from ..errors import ConfigError, Problem
 from .file_tool_dirs import apply_file_tool_dirs
+from .otel_env import apply_otel_environment
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
 from .profiles.loader import find_profile, profile_name_from_ref
 from .sandbox_mode import apply_profile_sandbox
@@ -84,6 +85,7 @@ def build_plan(
 
     apply_profile_sandbox(plan, profile.sandbox)
     apply_file_tool_dirs(plan, settings)
+    apply_otel_environment(plan)  # OTEL_EXPORTER_OTLP_ENDPOINT set: the session exports its telemetry
 
     if provider is not None:
         plan["providers"] = [select_provider(plan.get("providers") or [], provider, profile.name)]

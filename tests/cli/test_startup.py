@@ -1,4 +1,5 @@
-"""`amplifier --help`/`--version` import no provider SDK and no prompt-toolkit; the installed command works."""
+"""`amplifier --help`/`--version` import no provider SDK, no prompt-toolkit and no OpenTelemetry (hooks-otel imports
+it when mounted); the installed command works."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx")
+HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx", "opentelemetry")
 
 PROBE = """
 import sys
@@ -32,6 +33,14 @@ def test_help_and_version_import_no_provider_sdk_or_prompt_toolkit(argv: list[st
     loaded = sorted(name for name in modules if name.split(".")[0] in HEAVY)
     assert loaded == [], f"{argv} imported {loaded}"
     assert "amplifier_core.session" not in modules  # the kernel runtime is not needed to print help
+
+
+def test_help_imports_no_opentelemetry_even_with_an_otlp_endpoint_set() -> None:
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+    result = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True, text=True, check=True,
+                            env=env)
+    modules = set(result.stderr.rsplit("MODULES:", 1)[1].strip().split(","))
+    assert sorted(name for name in modules if name.startswith("opentelemetry")) == []
 
 
 def _installed_amplifier() -> list[str]:
