@@ -5,8 +5,10 @@ A provider gets a placeholder key and a base URL on a loopback port nothing list
 structural and behavioural check runs, and a request it might make fails at once instead of leaving the
 machine. context-persistent gets a transcript file in a scratch directory that is removed afterwards (in a
 session the app's `session.transcript_path` capability names it). tool-mcp gets one server, the echo server it
-ships (stdio, this interpreter), so its tools come from a real MCP connection. Stand-ins are used only when
-the user passes no --config at all: a config given is exactly what mount() receives.
+ships (stdio, this interpreter), so its tools come from a real MCP connection. hooks-otel gets the same
+refusing loopback URL as its collector, so validating never sends spans to one the user runs on localhost:4318.
+Stand-ins are used only when the user passes no --config at all: a config given is exactly what mount()
+receives.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ _STAND_INS: dict[str, dict[str, Any]] = {
     "provider-openai": {"api_key": PLACEHOLDER_KEY, "base_url": REFUSING_BASE_URL},
     # `transcript_path` is upstream's key; this project's module reads it as `path`, so either module works
     "context-persistent": {"transcript_path": "{scratch}/context.jsonl"},
+    # an OTLP endpoint nothing serves: validating must not send spans to a collector the user runs on :4318
+    "hooks-otel": {"endpoint": REFUSING_BASE_URL},
     "tool-mcp": {"read_config_files": False, "servers": {"echo": {
         "command": "{python}", "args": ["-m", "amplifier_module_tool_mcp.echo_server"]}}},
 }

@@ -10,8 +10,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED_MODULE_DIRS = sorted(path for path in (REPO / "modules").iterdir() if (path / "README.md").is_file())
-# Bundled modules that mount only with something an app or user supplies: validate hands them stand-ins.
-NEEDS_STAND_INS = ["context-persistent", "provider-anthropic", "provider-openai", "tool-mcp"]
+# Bundled modules that mount only with something an app or user supplies, or that would send data to a service
+# by default (hooks-otel: a collector on localhost:4318): validate hands them stand-ins.
+NEEDS_STAND_INS = ["context-persistent", "hooks-otel", "provider-anthropic", "provider-openai", "tool-mcp"]
 
 
 @pytest.fixture
@@ -54,6 +55,7 @@ def test_provider_stand_ins_are_a_placeholder_key_and_a_loopback_port_nothing_se
     assert "placeholder" in config["api_key"] and config["base_url"].startswith("http://127.0.0.1:")
     persistent = stand_in_config("context-persistent", tmp_path)
     assert Path(persistent["transcript_path"]).parent == tmp_path
+    assert stand_in_config("hooks-otel", tmp_path)["endpoint"] == config["base_url"]  # never a real collector
 
 
 def test_a_given_config_replaces_the_stand_ins(cli, project_dir, no_credentials, tmp_path) -> None:
