@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from amplifier_core.utils import redact_secrets
 from amplifier_support.secret_values import SecretValues
@@ -20,6 +21,22 @@ from amplifier_support.secret_values import SecretValues
 logger = logging.getLogger(__name__)
 
 TRUNCATION_MARK = "…[truncated]"
+HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                    "OTEL_EXPORTER_OTLP_METRICS_HEADERS")
+
+
+def header_secrets(configured: Mapping[str, str] | None, environ: Mapping[str, str]) -> dict[str, str]:
+    """The exporter's header values (typically a collector token) as named secrets: the model's tools may see the
+    variables, and what they print must not reach a span. ``KEY=value`` pairs, comma-separated, URL-encoded."""
+    found: dict[str, str] = {}
+    for variable in HEADER_VARIABLES:
+        for pair in (environ.get(variable) or "").split(","):
+            key, separator, value = pair.partition("=")
+            if separator and value.strip():
+                found[f"{variable}:{unquote(key.strip())}"] = unquote(value.strip())
+    for key, value in (configured or {}).items():
+        found[f"hooks-otel headers.{key}"] = value
+    return found
 
 
 class ContentPolicy:

@@ -14,6 +14,7 @@ Metrics: ``gen_ai.client.token.usage`` and ``gen_ai.client.operation.duration`` 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from contextvars import ContextVar
 from typing import Any
@@ -23,7 +24,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, set_span_in_
 
 from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
 
-from .content import ContentPolicy, response_messages, text_message
+from .content import ContentPolicy, header_secrets, response_messages, text_message
 from .pipeline import Pipeline, release_pipeline
 from .settings import OtelSettings
 
@@ -55,9 +56,10 @@ class SessionTracer:
         self.pipeline = pipeline
         self.tracer = pipeline.tracer
         given = self._capability(SECRETS_CAPABILITY)
+        named = {**header_secrets(dict(settings.headers or ()), os.environ),
+                 **(given if isinstance(given, dict) else {})}
         self.content = ContentPolicy(settings.capture_content, settings.max_content_length,
-                                     SecretValues.from_environment(given if isinstance(given, dict) else None),
-                                     redact=self._redact)
+                                     SecretValues.from_environment(named), redact=self._redact)
         self.session_span: Span | None = None
         self.turn_span: Span | None = None
         self.chat_span: Span | None = None

@@ -235,3 +235,17 @@ async def test_otel_sdk_disabled_mounts_nothing(monkeypatch, receiver):
     coordinator = MockCoordinator()
     assert await hooks_otel.mount(coordinator, {"endpoint": receiver.endpoint}) is None
     assert coordinator.hook_registrations == []
+
+
+async def test_the_collectors_own_header_token_is_masked_in_captured_tool_output(receiver, monkeypatch):
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20collector-token-98765,x-team=a")
+    coordinator = MockCoordinator()
+    cleanup = await mounted(coordinator, receiver, capture_content=True)
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_call_id": "c1", "tool_input": {}})
+    await coordinator.hooks.emit("tool:post", {"tool_name": "bash", "tool_call_id": "c1", "result": {
+        "success": True, "output": "OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer collector-token-98765"}})
+    cleanup()
+    [tool] = by_name(receiver.spans())["execute_tool bash"]
+    assert "collector-token-98765" not in tool.attributes["gen_ai.tool.call.result"]
+    assert "[REDACTED:OTEL_EXPORTER_OTLP_HEADERS:authorization]" in tool.attributes["gen_ai.tool.call.result"]
+    assert receiver.requests[0].headers["authorization"] == "Bearer collector-token-98765"  # the exporter sent it
