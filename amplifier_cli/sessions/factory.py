@@ -225,9 +225,11 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
     coordinator.register_capability("session.sandbox_mode", plan_sandbox_mode(built.plan, built.profile.sandbox))
-    from .model_roles import role_resolver
+    from .model_roles import ROLE_CAPABILITY, UPSTREAM_RESOLVER_CAPABILITY, MatrixRoleResolver, role_resolver
 
-    coordinator.register_capability("routing.resolve_role", role_resolver(located.settings, built.plan))
+    resolve_role = role_resolver(located.settings, built.plan, lambda: coordinator.get("providers") or {})
+    coordinator.register_capability(ROLE_CAPABILITY, resolve_role)
+    coordinator.register_capability(UPSTREAM_RESOLVER_CAPABILITY, MatrixRoleResolver(resolve_role))
     if record.secrets is None:  # a resumed record: the plan was rebuilt, so are its secrets
         record.secrets = session_secrets(built.plan)
     coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))
