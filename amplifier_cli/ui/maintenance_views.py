@@ -29,6 +29,20 @@ def cached_checkouts(paths: AmplifierPaths | None = None) -> list[dict[str, Any]
             for entry in cache.entries()]
 
 
+def check_updates(paths: AmplifierPaths | None = None, timeout: float | None = None) -> list[dict[str, Any]]:
+    """Each cached checkout with what its remote offers now (`git ls-remote`, asked once per URL)."""
+    from ..plans.sources.git_cache import GitCache
+    from ..plans.sources.git_remote import LS_REMOTE_TIMEOUT, check_entry
+
+    rows = []
+    for entry in GitCache(_paths(paths).git_cache_dir).entries():
+        check = check_entry(entry, timeout or LS_REMOTE_TIMEOUT)
+        rows.append({"module": entry.module_id, "url": entry.url, "ref": entry.ref, "ref_kind": entry.ref_kind,
+                     "current": entry.commit[:12], "available": check.available, "status": check.status,
+                     "detail": check.detail})
+    return rows
+
+
 def module_section(module_id: str) -> str:
     for prefix, section in MODULE_SECTIONS.items():
         if module_id.startswith(prefix):
