@@ -92,10 +92,24 @@ def current_modules(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]
 
 
 # -- allowed-dirs / denied-dirs ----------------------------------------------------------------------------
-def dir_listing(key: str, paths: AmplifierPaths | None = None) -> list[dict[str, str]]:
-    settings = load_settings(_paths(paths))
-    return [{"path": item, "scope": scope} for scope in SCOPES
+def dir_listing(key: str, paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
+    """Every scope's entries; `applies` is False for a project or local entry of a project not trusted yet (it
+    is read from the file as written, and takes effect once the user trusts the project)."""
+    from ..config.settings import scope_path
+    from ..config.trust import project_trusted, read_project_settings
+
+    paths = _paths(paths)
+    settings = load_settings(paths)
+    rows = [{"path": item, "scope": scope, "applies": True} for scope in SCOPES
             for item in settings.scopes[scope].data.get(key) or []]
+    if not project_trusted(paths):
+        for scope in ("project", "local"):
+            path = scope_path(paths, scope)
+            data = read_project_settings(path) if path is not None and path.is_file() else None
+            entries = data.get(key) if isinstance(data, dict) else None
+            for item in entries if isinstance(entries, list) else [entries] if entries else []:
+                rows.append({"path": str(item), "scope": scope, "applies": False})
+    return rows
 
 
 def change_dir(key: str, directory: str, scope: Scope, *, add: bool, paths: AmplifierPaths | None = None) -> Path:
