@@ -19,6 +19,7 @@ from .file_tool_dirs import apply_file_tool_dirs
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
 from .profiles.loader import find_profile, profile_name_from_ref
 from .sandbox_mode import apply_profile_sandbox
+from .skill_dirs import apply_skill_dirs
 
 
 @dataclass
@@ -84,6 +85,7 @@ def build_plan(
 
     apply_profile_sandbox(plan, profile.sandbox)
     apply_file_tool_dirs(plan, settings)
+    apply_skill_dirs(plan, settings)
 
     if provider is not None:
         plan["providers"] = [select_provider(plan.get("providers") or [], provider, profile.name)]

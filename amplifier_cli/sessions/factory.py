@@ -80,13 +80,16 @@ async def open_session(
     """Build, mount and (when resuming) restore a session; raise ConfigError for anything the user must fix."""
     located = _locate(request, paths, settings)
     built = _plan(request, located)
+    from ..plans.skill_dirs import fetch_skill_sources
+
+    mount_plan = fetch_skill_sources(built.plan, located.paths.git_cache_dir)  # git skill sources: cached checkouts
     start_sdk_import(built.plan)  # overlaps resolution, mounting and the first turn's set-up
     if located.resumed is not None:
         located.resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     record = located.resumed or _create_record(request, located, built)
     created = located.resumed is None
     session = AmplifierSession(
-        built.plan,
+        mount_plan,
         session_id=record.session_id,
         parent_id=record.metadata.parent_id,
         approval_system=approval_system,
