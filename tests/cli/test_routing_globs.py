@@ -36,3 +36,24 @@ def test_a_glob_is_asked_of_the_providers_list_only_when_reached_and_falls_throu
     assert asked == ["ollama", "openai"]
     assert asyncio.run(resolve_roles(matrix, "fast", ["anthropic"], list_models))["model"] == "claude-h"
     assert asked == ["ollama", "openai"]
+
+
+def test_routing_show_asks_the_provider_for_its_models_to_resolve_a_glob(cli, paths, write, fake_api,
+                                                                         monkeypatch) -> None:
+    import json
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-routing-test-000000000000")
+    fake_api.models = ["claude-haiku-4-5-20251001", "claude-haiku-4-7", "claude-haiku-4-10", "claude-opus-9"]
+    write(paths.config_dir / "routing" / "globs.yaml", """
+        name: globs
+        roles:
+          general: {candidates: [{provider: anthropic, model: claude-opus-*}]}
+          fast: {candidates: [{provider: anthropic, model: claude-haiku-*}]}
+          vision: {candidates: [{provider: anthropic, model: gemini-*}]}
+    """)
+    result = cli("routing", "show", "globs", "-o", "json")
+    assert result.exit_code == 0, result.output
+    models = {row["role"]: row["model"] for row in json.loads(result.output)["roles"]}
+    assert models == {"general": "claude-opus-9", "fast": "claude-haiku-4-10", "vision": None}
+    assert [r.api for r in fake_api.requests].count("models") == 1  # one list per provider, not one per role
