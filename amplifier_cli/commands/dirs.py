@@ -17,7 +17,7 @@ def _group(key: str, what: str) -> typer.Typer:
     @app.command("list")
     def list_dirs(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
                   output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
-        """Every scope's entries."""
+        """Every scope's entries, and a project's that wait for trust."""
         from ..ui.maintenance_views import dir_listing
 
         rows = dir_listing(key)
@@ -26,9 +26,17 @@ def _group(key: str, what: str) -> typer.Typer:
 
             print_json(rows)
             return
+        from ..config.trust import TRUST_COMMAND
         from ..ui.tables import print_table
 
-        print_table(what, ["Path", "Scope"], [(r["path"], r["scope"]) for r in rows], empty="None set.")
+        applied = [(r["path"], r["scope"]) for r in rows if r["applies"]]
+        waiting = [f"{r['path']} ({r['scope']})" for r in rows if not r["applies"]]
+        if applied or not waiting:
+            print_table(what, ["Path", "Scope"], applied, empty="None set.")
+        if waiting:
+            typer.echo(f"{len(waiting)} entr{'y' if len(waiting) == 1 else 'ies'} of this project wait for trust "
+                       f"(not applied until you review and trust the project with `{TRUST_COMMAND}`): "
+                       + ", ".join(waiting))
 
     @app.command("add")
     def add(path: str = typer.Argument(..., help="Directory (relative paths are made absolute)."),

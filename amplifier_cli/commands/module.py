@@ -203,19 +203,30 @@ def refresh(module_id: str = typer.Argument(None, help="Only this module (defaul
 
 @app.command("check-updates")
 def check_updates(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
-                  output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
-    """Which cached git checkouts follow a branch (re-fetched by `module refresh`) and which are pinned."""
-    from ..ui.maintenance_views import cached_checkouts
+                  output: str = typer.Option(None, "--output", "-o", help="table or json."),
+                  timeout: float = typer.Option(20.0, "--timeout", min=1.0,
+                                                help="Seconds to wait for each remote.")) -> None:
+    """Ask each cached git checkout's remote (`git ls-remote`) what it has now: a branch that moved can be
+    re-fetched with `module refresh`; a pinned tag shows the remote's newest version tag. Exit 1 when a remote
+    could not be asked."""
+    from ..ui.maintenance_views import check_updates as checked
 
-    rows = cached_checkouts()
+    rows = checked(timeout=timeout)
     if json_output or output == "json":
         from ..ui.tables import print_json
 
         print_json(rows)
-        return
-    from ..ui.tables import print_table
+    else:
+        from ..ui.tables import print_table
 
-    print_table("Cached git checkouts", ["Module", "Ref", "Commit", "Refresh"],
-                [(r["module"] or r["url"], r["ref"] or "(default branch)", r["commit"],
-                  "follows a branch" if r["mutable"] else "pinned") for r in rows],
-                empty="No git checkouts cached; nothing to update.")
+        shown = [(r["module"] or r["url"], r["ref"] or "(default branch)", r["current"], r["available"], r["detail"])
+                 for r in rows if r["status"] != "unreachable"]
+        if shown or not rows:
+            print_table("Cached git checkouts", ["Module", "Ref", "Current", "Available", "Status"], shown,
+                        empty="No git checkouts cached; nothing to update.")
+    unreachable = {r["url"]: r["detail"] for r in rows if r["status"] == "unreachable"}
+    if unreachable:
+        first = next(iter(unreachable.values()))
+        more = f" (and {len(unreachable) - 1} more remote(s))" if len(unreachable) > 1 else ""
+        typer.echo(f"could not check for updates: {first}{more}; check the network and try again", err=True)
+        raise typer.Exit(1)

@@ -3,28 +3,22 @@ terminal on stdin. The Typer declarations; what they start is in `launch`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from .launch import DEFAULT_APPROVAL, DEFAULT_OUTPUT_FORMAT, start
-
-# Options that run, continue and session resume declare alike (same flags and help; defaults above).
-ModelOption = Annotated[str | None, typer.Option("--model", "-m", help="Model for the provider.")]
-OutputFormatOption = Annotated[str, typer.Option("--output-format", "-o", help="text, json or stream-json.")]
-ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or deny tool approvals.")]
-SandboxOption = Annotated[str | None, typer.Option(
-    "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
-ModeOption = Annotated[str | None, typer.Option(
-    "--mode", help="plan: the model may read and think, but no tool call that writes or runs commands.")]
-MaxTurnsOption = Annotated[int | None, typer.Option("--max-turns", help="Most model calls in one turn.")]
-MaxTotalTokensOption = Annotated[int | None, typer.Option(
-    "--max-total-tokens", help="Stop (exit 3) once the session, sub-agents included, used this many tokens.")]
-MaxCostOption = Annotated[str | None, typer.Option(
-    "--max-cost", help="Stop (exit 3) once the session, sub-agents included, cost this many USD.")]
-RebuildProfileOption = Annotated[
-    str | None, typer.Option("--profile", "-P", "--bundle", "-B", help="Profile (bundle) to rebuild the session with.")
-]
+from .session_options import (
+    ApprovalOption,
+    MaxCostOption,
+    MaxTotalTokensOption,
+    MaxTurnsOption,
+    ModelOption,
+    ModeOption,
+    OutputFormatOption,
+    SandboxOption,
+    with_resume_options,
+)
 
 
 def register(root: typer.Typer) -> None:
@@ -75,36 +69,14 @@ def register(root: typer.Typer) -> None:
         )
 
     @root.command("continue")
+    @with_resume_options
     def continue_(
         prompt: str = typer.Argument(None, help="The prompt; without one (in a terminal) the chat resumes."),
-        profile: RebuildProfileOption = None,
-        provider: str = typer.Option(None, "--provider", "-p", help="Provider to use."),
-        model: ModelOption = None,
-        output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
-        approval: ApprovalOption = DEFAULT_APPROVAL,
-        max_turns: MaxTurnsOption = None,
-        max_total_tokens: MaxTotalTokensOption = None,
-        max_cost: MaxCostOption = None,
-        sandbox: SandboxOption = None,
-        mode: ModeOption = None,
+        *,
+        options: dict[str, Any],
     ) -> None:
         """Resume the most recent session of this project."""
-        raise typer.Exit(
-            start(
-                prompt,
-                profile=profile,
-                provider=provider,
-                model=model,
-                output_format=output_format,
-                approval=approval,
-                continue_latest=True,
-                max_turns=max_turns,
-                max_total_tokens=max_total_tokens,
-                max_cost=max_cost,
-                sandbox=sandbox,
-                mode=mode,
-            )
-        )
+        raise typer.Exit(start(prompt, continue_latest=True, **options))
 
 
 __all__: list[Any] = ["register", "start"]

@@ -47,7 +47,8 @@ CONTINUE_OPTIONS: dict[str, str] = {
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # flags (no value; present = True)
-COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {**RUN_FLAGS, "--replay-tools": "replay_tools"}, "continue": {}}
+COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {**RUN_FLAGS, "--replay-tools": "replay_tools"},
+                                            "continue": RUN_FLAGS}
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
 INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens", "max_tokens"})

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-from .launch import DEFAULT_APPROVAL, DEFAULT_OUTPUT_FORMAT
-from .run import ApprovalOption, OutputFormatOption, RebuildProfileOption
+from .session_options import with_resume_options
 
 session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clean up.", no_args_is_help=True)
 
@@ -218,17 +219,17 @@ def cleanup(
 
 
 @session_app.command("resume")
+@with_resume_options
 def resume(
     session_id: str = typer.Argument(..., help="Session id or unique prefix."),
     prompt: str = typer.Argument(None, help="A prompt; without one (in a terminal) the chat resumes."),
-    profile: RebuildProfileOption = None,
-    output_format: OutputFormatOption = DEFAULT_OUTPUT_FORMAT,
-    approval: ApprovalOption = DEFAULT_APPROVAL,
+    *,
+    options: dict[str, Any],
 ) -> None:
-    """Resume any session, from any directory."""
+    """Resume any session, from any directory (with the options `continue` takes)."""
     from .launch import start
 
-    raise typer.Exit(start(prompt, profile=profile, resume=session_id, output_format=output_format, approval=approval))
+    raise typer.Exit(start(prompt, resume=session_id, **options))
 
 
 @session_app.command("fork")

@@ -2,11 +2,14 @@
 {description, candidates: [{provider, model, config?}]}}`), found in the user's `<config dir>/routing/` then
 the bundled ones; settings `routing.matrix` chooses one and `routing.overrides` replaces a role's candidates
 (`base` in an override list stands for the matrix's own candidates at that place). A role resolves to the first
-candidate whose provider the session mounts; a glob model (`claude-sonnet-*`) needs the provider's model list
-and is left to the caller."""
+candidate whose provider the session mounts; a glob model (`claude-sonnet-*`) is matched, as upstream does,
+against the models that provider lists (`provider models`), highest version first, and a candidate whose glob
+matches none of them is passed over."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -104,19 +107,44 @@ def role_candidates(matrix: Matrix, role: str, overrides: dict[str, Any] | None)
     return chosen
 
 
-def resolve_role(matrix: Matrix, role: str, providers: dict[str, list[str] | None],
-                 overrides: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    """The first candidate whose provider is available. `providers`: provider id -> its model names (None when
-    unknown: an exact name is taken as is, a glob stays unresolved)."""
-    for candidate in role_candidates(matrix, role, overrides):
-        if candidate.provider not in providers:
-            continue
-        models = providers[candidate.provider]
-        model = candidate.model
-        if any(mark in model for mark in "*?["):
-            matches = sorted((name for name in models or [] if fnmatchcase(name, model)), reverse=True)
-            if not matches:
+ModelLister = Callable[[str], Awaitable[list[str] | None]]
+"""provider id -> the model names it offers (None when they cannot be known); asked only for a glob."""
+
+_DATE_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})$")
+_DIGITS = re.compile(r"(\d+)")
+
+
+def is_glob(model: str) -> bool:
+    return any(mark in model for mark in "*?[")
+
+
+def version_rank(name: str) -> tuple[list[Any], int]:
+    """Sort key, higher = newer: digit runs compare as numbers (4-10 above 4-7), a trailing snapshot date is
+    ignored (claude-opus-4-7 above claude-opus-4-20250514) and on a tie the shorter name (the alias) wins."""
+    parts = _DIGITS.split(_DATE_SUFFIX.sub("", name))
+    return [(1, int(part)) if part.isdigit() else (0, part) for part in parts], -len(name)
+
+
+def pick_model(pattern: str, models: Iterable[str]) -> str | None:
+    """The newest of `models` that `pattern` matches, case-insensitively (upstream's glob semantics)."""
+    wanted = pattern.lower()
+    matches = [name for name in models if fnmatchcase(name.lower(), wanted)]
+    return max(matches, key=version_rank) if matches else None
+
+
+async def resolve_roles(matrix: Matrix, roles: str | list[str], providers: Iterable[str], list_models: ModelLister,
+                        overrides: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The first role of `roles` (a fallback chain) that resolves: its first candidate whose provider is in
+    `providers` and whose model is exact or a glob matching one `list_models(provider)` names."""
+    available = set(providers)
+    for role in [roles] if isinstance(roles, str) else list(roles):
+        for candidate in role_candidates(matrix, role, overrides):
+            if candidate.provider not in available:
                 continue
-            model = matches[0]
-        return {"role": role, "provider": candidate.provider, "model": model, "config": candidate.config or {}}
+            model: str | None = candidate.model
+            if is_glob(candidate.model):
+                model = pick_model(candidate.model, await list_models(candidate.provider) or [])
+                if model is None:
+                    continue
+            return {"role": role, "provider": candidate.provider, "model": model, "config": candidate.config or {}}
     return None

@@ -107,6 +107,14 @@ class RoutingSettings(BaseModel):
     overrides: dict[str, list[dict[str, Any]]] | None = None
 
 
+class SkillsSettings(BaseModel):
+    """`skills.dirs`: more skill directories (or `git+URL[@ref][#subdirectory=...]` sources) for tool-skills."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dirs: list[str] | None = None
+
+
 class SettingsFile(BaseModel):
     """One settings file. Unknown keys are errors (with the closest valid key suggested)."""
 
@@ -123,6 +131,7 @@ class SettingsFile(BaseModel):
     bundle: BundleSettings | None = None
     notify: NotifySettings | None = None
     routing: RoutingSettings | None = None
+    skills: SkillsSettings | None = None  # trust-gated in a project: a skill tells the model what to run
     allowed_dirs: list[str] | None = None  # extra write roots of the file tools (`amplifier allowed-dirs`)
     denied_dirs: list[str] | None = None  # never read or written by the file tools (`amplifier denied-dirs`)
 

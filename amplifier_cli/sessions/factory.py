@@ -80,13 +80,16 @@ async def open_session(
     """Build, mount and (when resuming) restore a session; raise ConfigError for anything the user must fix."""
     located = _locate(request, paths, settings)
     built = _plan(request, located)
+    from ..plans.skill_dirs import fetch_skill_sources
+
+    mount_plan = fetch_skill_sources(built.plan, located.paths.git_cache_dir)  # git skill sources: cached checkouts
     start_sdk_import(built.plan)  # overlaps resolution, mounting and the first turn's set-up
     if located.resumed is not None:
         located.resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     record = located.resumed or _create_record(request, located, built)
     created = located.resumed is None
     session = AmplifierSession(
-        built.plan,
+        mount_plan,
         session_id=record.session_id,
         parent_id=record.metadata.parent_id,
         approval_system=approval_system,
@@ -225,9 +228,11 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability("session.transcript_path", str(record.transcript_path))
     coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
     coordinator.register_capability("session.sandbox_mode", plan_sandbox_mode(built.plan, built.profile.sandbox))
-    from .model_roles import role_resolver
+    from .model_roles import ROLE_CAPABILITY, UPSTREAM_RESOLVER_CAPABILITY, MatrixRoleResolver, role_resolver
 
-    coordinator.register_capability("routing.resolve_role", role_resolver(located.settings, built.plan))
+    resolve_role = role_resolver(located.settings, built.plan, lambda: coordinator.get("providers") or {})
+    coordinator.register_capability(ROLE_CAPABILITY, resolve_role)
+    coordinator.register_capability(UPSTREAM_RESOLVER_CAPABILITY, MatrixRoleResolver(resolve_role))
     if record.secrets is None:  # a resumed record: the plan was rebuilt, so are its secrets
         record.secrets = session_secrets(built.plan)
     coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))

@@ -117,7 +117,7 @@ class SubAgentSpawner:
         if agent is None:
             raise SubAgentError(f"unknown agent '{agent_name}' ({unknown_agent_fix(agents)})", refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
-        request = self._request(agent, agents, exclude, session_id=sub_session_id)
+        request = self._request(agent, agents, exclude, await self._route(agent), session_id=sub_session_id)
         child = await self._open(request, agent, agents, depth, limit)
         return await self._run(child, agent, instruction, depth)
 
@@ -148,7 +148,7 @@ class SubAgentSpawner:
                 f"sub-agent session '{meta.session_id}' ran agent '{meta.agent}', which is no longer defined "
                 f"({unknown_agent_fix(agents)})", session_id=meta.session_id, refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
-        request = self._request(agent, agents, exclude, resume_id=meta.session_id)
+        request = self._request(agent, agents, exclude, await self._route(agent), resume_id=meta.session_id)
         child = await self._open(request, agent, agents, depth, limit)
         return await self._run(child, agent, instruction, depth)
 
@@ -179,9 +179,22 @@ class SubAgentSpawner:
         value = self._live().coordinator.get_capability(CATALOG_CAPABILITY) or {}
         return {name: AgentDefinition.from_dict({**data, "name": name}) for name, data in value.items()}
 
+    async def _route(self, agent: AgentDefinition) -> dict[str, Any] | None:
+        """The routing matrix's provider and model for the agent's `model_role` (None: no role, an explicit
+        `model:`, or no candidate this session can serve, so the child keeps the parent's provider and model)."""
+        if not agent.model_role or agent.model:
+            return None
+        resolve = self._live().coordinator.get_capability("routing.resolve_role")
+        if resolve is None:
+            return None
+        try:
+            return await resolve(agent.model_role)
+        except AmplifierError as error:  # a broken matrix file: the spawn is refused with its problem
+            raise SubAgentError(f"agent '{agent.name}' could not start: {error.render()}", refused=True) from None
+
     def _request(
         self, agent: AgentDefinition, agents: dict[str, AgentDefinition], exclude: dict[str, list[str]],
-        *, session_id: str | None = None, resume_id: str | None = None,
+        route: dict[str, Any] | None = None, *, session_id: str | None = None, resume_id: str | None = None,
     ) -> SessionRequest:
         import dataclasses
 
@@ -189,7 +202,7 @@ class SubAgentSpawner:
         parent_plan = live.built.plan
 
         def overlay(built: BuiltPlan) -> None:
-            built.plan = plan_for_agent(parent_plan, agent, exclude=exclude)
+            built.plan = plan_for_agent(parent_plan, agent, exclude=exclude, route=route)
             built.plan["agents"] = sorted(_child_agents(agents, agent))
             built.profile = dataclasses.replace(
                 built.profile, instruction=agent.instruction or built.profile.instruction

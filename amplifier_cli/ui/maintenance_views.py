@@ -29,6 +29,20 @@ def cached_checkouts(paths: AmplifierPaths | None = None) -> list[dict[str, Any]
             for entry in cache.entries()]
 
 
+def check_updates(paths: AmplifierPaths | None = None, timeout: float | None = None) -> list[dict[str, Any]]:
+    """Each cached checkout with what its remote offers now (`git ls-remote`, asked once per URL)."""
+    from ..plans.sources.git_cache import GitCache
+    from ..plans.sources.git_remote import LS_REMOTE_TIMEOUT, check_entry
+
+    rows = []
+    for entry in GitCache(_paths(paths).git_cache_dir).entries():
+        check = check_entry(entry, timeout or LS_REMOTE_TIMEOUT)
+        rows.append({"module": entry.module_id, "url": entry.url, "ref": entry.ref, "ref_kind": entry.ref_kind,
+                     "current": entry.commit[:12], "available": check.available, "status": check.status,
+                     "detail": check.detail})
+    return rows
+
+
 def module_section(module_id: str) -> str:
     for prefix, section in MODULE_SECTIONS.items():
         if module_id.startswith(prefix):
@@ -78,10 +92,24 @@ def current_modules(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]
 
 
 # -- allowed-dirs / denied-dirs ----------------------------------------------------------------------------
-def dir_listing(key: str, paths: AmplifierPaths | None = None) -> list[dict[str, str]]:
-    settings = load_settings(_paths(paths))
-    return [{"path": item, "scope": scope} for scope in SCOPES
+def dir_listing(key: str, paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
+    """Every scope's entries; `applies` is False for a project or local entry of a project not trusted yet (it
+    is read from the file as written, and takes effect once the user trusts the project)."""
+    from ..config.settings import scope_path
+    from ..config.trust import project_trusted, read_project_settings
+
+    paths = _paths(paths)
+    settings = load_settings(paths)
+    rows = [{"path": item, "scope": scope, "applies": True} for scope in SCOPES
             for item in settings.scopes[scope].data.get(key) or []]
+    if not project_trusted(paths):
+        for scope in ("project", "local"):
+            path = scope_path(paths, scope)
+            data = read_project_settings(path) if path is not None and path.is_file() else None
+            entries = data.get(key) if isinstance(data, dict) else None
+            for item in entries if isinstance(entries, list) else [entries] if entries else []:
+                rows.append({"path": str(item), "scope": scope, "applies": False})
+    return rows
 
 
 def change_dir(key: str, directory: str, scope: Scope, *, add: bool, paths: AmplifierPaths | None = None) -> Path:

@@ -3,11 +3,12 @@ profile mounts (with settings and keys as a session would see them)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from ..config.paths import AmplifierPaths
-from ..config.routing_matrix import active_matrix_name, load_matrix, matrix_files, resolve_role
+from ..config.routing_matrix import active_matrix_name, load_matrix, matrix_files, resolve_roles
 from ..config.settings import Scope, load_settings, update_scope, writable_scope_path
 
 
@@ -33,29 +34,47 @@ def use_matrix(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> 
     return update_scope(paths, scope, ("routing", "matrix"), name)
 
 
-def plan_providers(plan: dict[str, Any]) -> dict[str, list[str] | None]:
-    """provider id -> model names known without asking the API (its configured default model)."""
-    found: dict[str, list[str] | None] = {}
-    for entry in plan.get("providers") or []:
-        name = str(entry.get("module", "")).removeprefix("provider-")
-        default = (entry.get("config") or {}).get("default_model")
-        found[name] = [default] if default else None
-    return found
-
-
 def show_matrix(name: str | None, paths: AmplifierPaths | None = None) -> dict[str, Any]:
+    """Each role resolved as a session of the active profile would: a glob candidate asks its provider (mounted
+    by itself, as `provider models` does) for the models it offers."""
     from ..plans.plan import build_plan
+    from ..sessions.model_roles import plan_provider_ids
 
     paths = _paths(paths)
     settings = load_settings(paths)
     matrix = load_matrix(name or active_matrix_name(settings), paths)
-    providers = plan_providers(build_plan(settings).plan)
+    built = build_plan(settings)
+    entries = plan_provider_ids(built.plan)
     overrides = (settings.merged.get("routing") or {}).get("overrides")
-    roles = []
-    for role, definition in matrix.data.roles.items():
-        resolved = resolve_role(matrix, role, providers, overrides)
-        roles.append({"role": role, "description": definition.description,
-                      "provider": resolved["provider"] if resolved else None,
-                      "model": resolved["model"] if resolved else None,
-                      "config": resolved["config"] if resolved else {}})
-    return {"matrix": matrix.name, "path": str(matrix.path), "providers": sorted(providers), "roles": roles}
+    model_lists: dict[str, list[str] | None] = {}
+
+    async def list_models(provider_id: str) -> list[str] | None:
+        if provider_id not in model_lists:
+            model_lists[provider_id] = await _listed_models(settings, entries[provider_id], built.profile_name)
+        return model_lists[provider_id]
+
+    async def resolve_all() -> list[dict[str, Any]]:
+        roles = []
+        for role, definition in matrix.data.roles.items():
+            resolved = await resolve_roles(matrix, role, entries, list_models, overrides)
+            roles.append({"role": role, "description": definition.description,
+                          "provider": resolved["provider"] if resolved else None,
+                          "model": resolved["model"] if resolved else None,
+                          "config": resolved["config"] if resolved else {}})
+        return roles
+
+    providers = sorted({str(entry.get("module", "")).removeprefix("provider-") for entry in entries.values()})
+    return {"matrix": matrix.name, "path": str(matrix.path), "providers": providers,
+            "roles": asyncio.run(resolve_all())}
+
+
+async def _listed_models(settings: Any, entry: dict[str, Any], profile_name: str) -> list[str] | None:
+    """What `provider models` lists for this entry; its configured default model when it cannot be asked."""
+    from ..sessions.provider_probe import model_names, mounted_provider
+
+    try:
+        async with mounted_provider(settings, entry, profile_name) as provider:
+            return [row["id"] for row in await model_names(provider)]
+    except Exception:  # unreachable, not installed, no key: the configured model still counts
+        default = (entry.get("config") or {}).get("default_model")
+        return [default] if default else None

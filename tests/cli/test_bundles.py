@@ -99,7 +99,7 @@ def test_agents_include_reads_agent_files_from_the_namespace(paths, basekit, wri
         "\n\n---\n\nHELPER-AGENT-INSTRUCTION: you look things up.\n\n@basekit:context/rules.md"
     )
     assert helper["tools"] == [{"module": "tool-search"}]
-    assert helper["model_role"] == "general"  # upstream routing hints are accepted (not used for routing)
+    assert helper["model_role"] == "general"  # resolved through the routing matrix when the agent is spawned
 
     from amplifier_cli.plans.agents import load_agent_catalog
 

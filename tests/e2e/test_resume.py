@@ -87,3 +87,29 @@ def test_resuming_a_transcript_with_corrupt_lines_keeps_the_original_bytes_besid
     kept = sorted(session.glob("transcript.jsonl.corrupt*"))
     assert len(kept) == 1 and kept[0].read_bytes() == original
     assert str(kept[0]) in result.stderr
+
+
+def test_session_resume_and_resume_take_the_options_continue_takes(e2e_api) -> None:
+    """The issue-23 complaint: `session resume` lacked `--model` and the rest of what `continue` takes."""
+    server = e2e_api.server
+    _script_answers(server)
+    e2e_api.profile("fake", provider="openai", provider_config={"api": "chat"}, tools=())
+    assert e2e_api.run("run", "-P", "fake", QUESTIONS[0]).returncode == 0
+    original = e2e_api.only_session()
+
+    resumed = e2e_api.run("session", "resume", original.name, "--model", "fake-model-large", "-o", "json",
+                          QUESTIONS[1])
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["response"] == "answer number 2"
+    assert server.requests[-1].model == "fake-model-large"
+
+    forked = e2e_api.run("resume", original.name[:8], "--fork", "-m", "fake-model-small", QUESTIONS[2])
+    assert forked.returncode == 0, forked.stderr
+    assert forked.stdout == "answer number 3\n" and server.requests[-1].model == "fake-model-small"
+    [copy] = [path for path in e2e_api.session_dirs() if path != original]
+    assert [m["role"] for m in e2e_api.transcript(original)] == ["system"] + ["user", "assistant"] * 2
+    assert [m["role"] for m in e2e_api.transcript(copy)] == ["system"] + ["user", "assistant"] * 3
+
+    refused = e2e_api.run("session", "resume", original.name, "--max-turns", "0", QUESTIONS[3])
+    assert refused.returncode == 2 and "--max-turns must be at least 1" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -27,12 +27,13 @@ from ..profiles.schema import ExcludeSection, instruction_text
 
 
 class AgentMeta(BaseModel):
-    """Upstream's `meta: {name, description}` block."""
+    """Upstream's `meta: {name, description, model_role}` block."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = None
     description: str | None = None
+    model_role: str | list[str] | None = None
 
 
 CLAUDE_TOOL_NAMES = {
@@ -75,8 +76,9 @@ class AgentFile(BaseModel):
     description: str | None = None
     instruction: str | None = None
     model: str | None = None
-    # upstream's provider-routing hints (agent files in bundles carry them); accepted, not used for routing here
-    model_role: str | None = None
+    # upstream's routing: a role (or fallback chain of roles) the active routing matrix resolves to a provider and
+    # model when the agent is spawned; `provider_preferences` is accepted, not used here
+    model_role: str | list[str] | None = None
     provider_preferences: list[dict[str, Any]] | None = None
     session: SessionSection | None = None
     providers: list[ModuleEntry] | None = None
@@ -109,6 +111,7 @@ class AgentDefinition:
     origin: str = "profile"  # project | user | profile
     path: str | None = None
     tool_names: list[str] | None = None  # Claude Code's `tools`: only these of the parent's tools (None: all)
+    model_role: str | list[str] | None = None  # resolved through the routing matrix at spawn (an explicit model wins)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-safe data: the form kept in the `agents.catalog` capability and printed by --json."""
@@ -123,6 +126,7 @@ class AgentDefinition:
             "origin": self.origin,
             "path": self.path,
             "tool_names": self.tool_names,
+            "model_role": self.model_role,
         }
 
     @classmethod
@@ -182,6 +186,7 @@ def definition_from_document(
         origin=origin,
         path=str(doc.path),
         tool_names=tool_names,
+        model_role=clean.get("model_role") or meta.get("model_role"),
     )
     return definition, []
 
