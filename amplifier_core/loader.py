@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .models import ModuleInfo
+from .module_import import SourceConflictError, import_module_from_path
 from .module_sources import ModuleNotFoundError as SourceNotFoundError
 
 if TYPE_CHECKING:
@@ -419,8 +420,6 @@ class ModuleLoader:
 
         A same-named package from another source that a live loader mounted (or this one imported directly)
         is refused; one nobody claims is replaced, so an override of an installed module works."""
-        from .validation.base import SourceConflictError, import_module_from_path
-
         name = package_dir.name
         existing = sys.modules.get(name)
         existing_file = getattr(existing, "__file__", None)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..recording_coordinator import RecordingCoordinator
 from .base import (
     ModuleValidator,
     ValidationCheck,
@@ -24,16 +25,15 @@ __all__ = [
     "import_module_from_path",
 ]
 
-if TYPE_CHECKING:
-    from ..testing import MockCoordinator
-
 
 class HookValidator(ModuleValidator):
     module_type = "hook"
     mount_point = "hooks"
     protocol_name = "HookHandler"
 
-    async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
+    async def _inspect_mounted(
+        self, coordinator: RecordingCoordinator, returned: Any, result: ValidationResult
+    ) -> None:
         registrations = _registrations(coordinator)
         if not registrations:
             result.fail("protocol_compliance",
