@@ -148,7 +148,7 @@ def check_mount_signature(mount: Any) -> ValidationCheck:
                           f"mount() should have at least 2 parameters (coordinator, config), found {count}")
     if not is_async_callable(mount):
         return failed("mount_signature", "mount() should be async (async def mount(...))")
-    return ValidationCheck("mount_signature", True, "mount(coordinator, config) is async", "info")
+    return ValidationCheck("mount_signature", True, "mount() is async with correct signature", "info")
 
 
 def check_on_session_ready(module: Any) -> ValidationCheck | None:
@@ -398,14 +398,19 @@ class ModuleValidator:
                 return
         for name, instance in instances.items():
             missing = self.missing_members(instance)
-            label = f"{self.protocol_name} '{name}'"
+            label = self.instance_label(name)
             if missing:
                 result.fail("protocol_compliance",
-                            f"{label} does not implement the {self.protocol_name} protocol: missing "
-                            + ", ".join(missing))
+                            f"{label} does not implement {self.protocol_name} interface (missing "
+                            + ", ".join(missing) + ")")
             else:
-                result.ok("protocol_compliance", f"{label} implements {self.protocol_name} protocol")
+                result.ok("protocol_compliance", f"{label} implements {self.protocol_name} interface")
             await self.check_instance(name, instance, result)
+
+    def instance_label(self, name: str) -> str:
+        """How 2.0.2's checks name a mounted instance ("Provider 'x' implements Provider interface"; upstream
+        tests look for those words)."""
+        return f"{self.protocol_name} '{name}'"
 
     def mounted_instances(self, coordinator: RecordingCoordinator) -> dict[str, Any]:
         mounted = coordinator.mount_points.get(self.mount_point) if self.mount_point else None
@@ -427,8 +432,10 @@ def _has_member(instance: Any, member: str) -> bool:
         return True
 
 
-def check_async_method(instance: Any, method: str, check_name: str, *args: Any, **kwargs: Any) -> ValidationCheck:
-    """``instance.method`` must exist, be async, and accept ``args``/``kwargs``."""
+def check_async_method(instance: Any, method: str, check_name: str, *args: Any, passed_message: str | None = None,
+                       **kwargs: Any) -> ValidationCheck:
+    """``instance.method`` must exist, be async, and accept ``args``/``kwargs``; ``passed_message`` is what the
+    check says when it passes (2.0.2's wording for the method, where it has one)."""
     function = getattr(instance, method, None)
     if function is None or not callable(function):
         return failed(check_name, f"{method}() is missing")
@@ -438,7 +445,7 @@ def check_async_method(instance: Any, method: str, check_name: str, *args: Any, 
         shown = ", ".join([*(repr(a) for a in args), *(f"{k}=..." for k in kwargs)]) or "no arguments"
         return failed(check_name, f"{method}() cannot be called with {shown}: "
                                f"its signature is {method}{_signature_text(function)}")
-    return ValidationCheck(check_name, True, f"{method}() is async with a usable signature", "info")
+    return ValidationCheck(check_name, True, passed_message or f"{method}() is async with a usable signature", "info")
 
 
 def _signature_text(function: Any) -> str:

@@ -42,7 +42,8 @@ class HookValidator(ModuleValidator):
             return
         events = sorted({registration.event for registration in registrations})
         result.ok("protocol_compliance",
-                  f"Registered {len(registrations)} handler(s) for: {', '.join(events)}")
+                  f"Hooks registered via coordinator.hooks.register(): {len(registrations)} handler(s) for: "
+                  f"{', '.join(events)}")
         for registration in registrations:
             label = f"handler {registration.name or '?'!r} for {registration.event!r}"
             handler = registration.handler
@@ -53,7 +54,7 @@ class HookValidator(ModuleValidator):
             elif not accepts(handler, "test:event", {}):
                 result.fail("hook_call", f"{label} must take (event, data)")
             else:
-                result.ok("hook_call", f"{label} is async and takes (event, data)")
+                result.ok("hook_call", f"{label} has correct async signature (event, data)")
         if returned is not None and not callable(returned):
             result.fail("hook_cleanup",
                         f"mount() returned a {type(returned).__name__}; return a cleanup callable or None",
