@@ -79,7 +79,8 @@ class SDKSourceLoader(SourceFileLoader):
                 except (EOFError, ValueError, TypeError):
                     code = None
                 if isinstance(code, types.CodeType):
-                    _imp._fix_co_filename(code, self.path)  # type: ignore[attr-defined]  # typeshed lacks this CPython helper the standard loader uses for a moved tree
+                    # as the standard loader does for a moved tree; typeshed lacks this CPython helper
+                    _imp._fix_co_filename(code, self.path)  # type: ignore[attr-defined]
                     return code
         return super().get_code(fullname)
 
