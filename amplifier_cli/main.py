@@ -73,7 +73,8 @@ def root(
     Without a command: the interactive chat (the options above choose its profile, provider, model or session).
     """
     ctx.obj = {"verbose": verbose}
-    chat_options = {"profile": profile, "provider": provider, "model": model, "resume": resume, "sandbox": sandbox}
+    chat_options: dict[str, Any] = {"profile": profile, "provider": provider, "model": model, "resume": resume,
+                                    "sandbox": sandbox}
     chosen = any(value is not None for value in chat_options.values()) or approval != "ask"
     if ctx.invoked_subcommand is not None:
         if chosen:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import events
 from .approval import ApprovalTimeoutError
@@ -20,14 +20,24 @@ from .hooks import HookRegistry
 from .models import ContextInjection, HookResult
 from .sanitize import strip_control_chars
 
-if TYPE_CHECKING:
-    from .loader import ModuleLoader
-
 # 2.0.2's coordinator.py is a re-export, `from amplifier_core._engine import RustCoordinator as ModuleCoordinator`;
 # here the class is defined below.
 __all__ = ["ModuleCoordinator"]
 
 logger = logging.getLogger(__name__)
+
+
+class ModuleLoading(Protocol):
+    """What the coordinator hands out as ``loader``: the session's ModuleLoader. Named by its one method here
+    because the loader knows the coordinator, and the coordinator must not import it back."""
+
+    async def load(
+        self,
+        module_id: str,
+        config: dict[str, Any] | None = None,
+        source_hint: Any = None,
+        coordinator: ModuleCoordinator | None = None,
+    ) -> Callable[..., Awaitable[Any]]: ...
 
 _SINGLE_SLOTS = ("orchestrator", "context", "module-source-resolver")
 _MULTI_SLOTS = ("providers", "tools")
@@ -66,7 +76,7 @@ class ModuleCoordinator:
         self._capabilities: dict[str, Any] = {}
         self._cleanup_fns: list[Any] = []  # 2.0.2's name: tests inspect it
         self._current_turn_injections = 0
-        self._loader: ModuleLoader | None = None
+        self._loader: ModuleLoading | None = None
         if approval_system is None:
             logger.debug("coordinator created without an approval system: ask_user requests will be denied")
         if display_system is None:
@@ -133,13 +143,13 @@ class ModuleCoordinator:
         return getattr(self._session, "config", None) or {}
 
     @property
-    def loader(self) -> ModuleLoader | None:
+    def loader(self) -> ModuleLoading | None:
         if self._loader is not None:
             return self._loader
         return getattr(self._session, "loader", None)
 
     @loader.setter
-    def loader(self, value: ModuleLoader | None) -> None:
+    def loader(self, value: ModuleLoading | None) -> None:
         self._loader = value
 
     def _session_setting(self, key: str) -> Any:

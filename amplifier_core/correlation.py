@@ -45,9 +45,9 @@ def reset_request_id() -> None:
 def resolve_request_id(event: str, explicit: str | None = None) -> str | None:
     """The id to stamp on ``event`` (None for events that carry none), updating this context's call."""
     if event in REQUEST_EVENTS:
-        request_id = explicit or new_request_id()
-        _current_call.set((request_id, True))
-        return request_id
+        started = explicit or new_request_id()
+        _current_call.set((started, True))
+        return started
     if event in TERMINAL_EVENTS:
         request_id = explicit or current_request_id()
         if request_id is not None:

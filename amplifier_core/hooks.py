@@ -135,19 +135,18 @@ class RustHookRegistry:
         injections: list[tuple[HookResult, list[ContextInjection]]] = []
         for entry in list(entries):
             try:
-                result = entry.handler(event, current)
-                if inspect.isawaitable(result):  # plain functions are accepted too, as 2.0.2 does
-                    result = await result
+                returned: Any = entry.handler(event, current)
+                if inspect.isawaitable(returned):  # plain functions are accepted too, as 2.0.2 does
+                    returned = await returned
             except asyncio.CancelledError:
                 logger.error("hook handler %r for %s was cancelled; continuing", entry.name, event)
                 continue
             except Exception:
                 logger.exception("hook handler %r failed on %s; continuing", entry.name, event)
                 continue
-            if result is None:
+            if returned is None:
                 continue
-            if not isinstance(result, HookResult):
-                result = _coerce_result(result, entry.name)
+            result = returned if isinstance(returned, HookResult) else _coerce_result(returned, entry.name)
             action = result.action
             if action == "continue":
                 continue
@@ -173,7 +172,7 @@ class RustHookRegistry:
         collected: list[Any] = []
         for entry in list(self._handlers.get(event, ())):
             try:
-                result = entry.handler(event, data)
+                result: Any = entry.handler(event, data)
                 if inspect.isawaitable(result):
                     result = await asyncio.wait_for(result, timeout=timeout)
             except TimeoutError:
@@ -189,7 +188,7 @@ class RustHookRegistry:
                 collected.append(result.data)
         return collected
 
-    def list_handlers(self, event: str | None = None) -> dict[str, list[str]]:
+    def list_handlers(self, event: str | None = None) -> dict[str, list[str | None]]:
         if event is not None:
             return {event: [entry.name for entry in self._handlers.get(event, [])]}
         return {name: [entry.name for entry in entries] for name, entries in self._handlers.items()}
@@ -226,7 +225,7 @@ def _merge_injections(injections: list[tuple[HookResult, list[ContextInjection]]
     """One result carrying every injection in handler order, with the scalar fields projected from them
     (texts joined by blank lines; role and output suppression of the first; ephemeral/append if any)."""
     items = [item for _, stamped in injections for item in stamped]
-    projected = {
+    projected: dict[str, Any] = {
         "action": "inject_context",
         "context_injection": "\n\n".join(item.content for item in items),
         "context_injection_role": items[0].role,

@@ -23,7 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .models import ModuleInfo
+from .models import ModuleInfo, ModuleKind
+from .module_import import SourceConflictError, import_module_from_path
 from .module_sources import ModuleNotFoundError as SourceNotFoundError
 
 if TYPE_CHECKING:
@@ -81,16 +82,17 @@ def package_name(module_id: str) -> str:
     return "amplifier_module_" + module_id.replace("-", "_")
 
 
-def guess_module_type(module_id: str) -> str:
+def guess_module_type(module_id: str) -> ModuleKind:
     """The module type implied by an id's conventional prefix (tool when nothing matches)."""
     lowered = module_id.lower()
-    for needles, module_type in (
+    guesses: tuple[tuple[tuple[str, ...], ModuleKind], ...] = (
         (("orchestrat", "loop"), "orchestrator"),
         (("provider",), "provider"),
         (("tool",), "tool"),
         (("hook",), "hook"),
         (("context",), "context"),
-    ):
+    )
+    for needles, module_type in guesses:
         if any(needle in lowered for needle in needles):
             return module_type
     return "tool"
@@ -250,7 +252,7 @@ def import_package_from_path(name: str, package_dir: Path) -> ModuleType:
     """Import package ``name`` from ``package_dir``, replacing a same-named package imported from elsewhere."""
     existing = sys.modules.get(name)
     existing_file = getattr(existing, "__file__", None)
-    if existing_file is not None and existing_file == str(package_dir / "__init__.py"):
+    if existing is not None and existing_file == str(package_dir / "__init__.py"):
         return existing  # fast path: same spelling of the same path, no filesystem walk needed
     package_dir = package_dir.resolve()
     if existing is not None and existing_file and Path(existing_file).resolve().parent == package_dir:
@@ -419,8 +421,6 @@ class ModuleLoader:
 
         A same-named package from another source that a live loader mounted (or this one imported directly)
         is refused; one nobody claims is replaced, so an override of an installed module works."""
-        from .validation.base import SourceConflictError, import_module_from_path
-
         name = package_dir.name
         existing = sys.modules.get(name)
         existing_file = getattr(existing, "__file__", None)

@@ -185,7 +185,9 @@ class ChatResponse(BaseModel):
     finish_reason: str | None = None
     metadata: dict[str, Any] | None = None
 
-    @property
-    def text(self) -> str:
-        """The answer text: text blocks only (never thinking), joined by blank lines."""
-        return "\n\n".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+def response_text(response: ChatResponse) -> str:
+    """The answer text of a response: text blocks only (never thinking), joined by blank lines. A function, not
+    a ``ChatResponse.text`` property as 2.0.2 has none: upstream providers subclass ChatResponse with a ``text``
+    field, which a property would shadow."""
+    return "\n\n".join(block.text for block in response.content if isinstance(block, TextBlock))

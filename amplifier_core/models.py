@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
@@ -69,7 +70,7 @@ class ToolResult(BaseModel):
         if not self.success and self.output is None and self.error and self.error.get("message"):
             self.output = self.error["message"]
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ToolResult:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ToolResult:
         """Copies are validated too, so ``update`` cannot slip unchecked content past the boundary."""
         data = self.model_dump()
         if update:
@@ -198,11 +199,14 @@ class ProviderInfo(BaseModel):
     config_fields: list[ConfigField] = Field(default_factory=list)
 
 
+ModuleKind = Literal["orchestrator", "provider", "tool", "context", "hook", "resolver"]
+
+
 class ModuleInfo(BaseModel):
     id: str
     name: str
     version: str
-    type: Literal["orchestrator", "provider", "tool", "context", "hook", "resolver"]
+    type: ModuleKind
     mount_point: str
     description: str
     config_schema: dict[str, Any] | None = None

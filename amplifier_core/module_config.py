@@ -22,7 +22,7 @@ class ModuleConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _location(error: dict[str, Any]) -> str:
+def _location(error: Mapping[str, Any]) -> str:
     return ".".join(str(part) for part in error.get("loc", ())) or "(root)"
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+_async_fixture: Any
 try:  # async fixtures must be declared through pytest-asyncio to work in its strict mode
     import pytest_asyncio
 
@@ -34,7 +35,7 @@ _KERNEL_SUITES = (Path(__file__).parent / "validation" / "behavioral",
                   Path(__file__).parent / "validation" / "structural")
 _SUITE_TYPES = ("provider", "tool", "hook", "orchestrator", "context")
 _CONTEXT_KEY = pytest.StashKey["ModuleContext"]()
-_CONFIG_KEY = pytest.StashKey[dict]()
+_CONFIG_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,8 @@ def is_module_context() -> bool:
 @pytest.fixture
 def module_config(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The config handed to mount() by the module fixtures (``--module-config``, default ``{}``)."""
-    return dict(request.config.stash.get(_CONFIG_KEY, {}))
+    config: dict[str, Any] = request.config.stash.get(_CONFIG_KEY, {})
+    return dict(config)
 
 
 @pytest.fixture

@@ -129,7 +129,8 @@ def _read_only_class(cls: type[BaseModel]) -> type[BaseModel]:
             "__doc__": cls.__doc__, "__setattr__": _refuse_attribute, "__delattr__": _refuse_attribute,
             "__eq__": _read_only_eq, "__hash__": None, "__copy__": _plain_copy, "__deepcopy__": _plain_copy,
         }
-        found = type(cls)(cls.__name__, (cls,), namespace)
+        metaclass: Any = type(cls)  # pydantic's model metaclass builds the subclass (fields and all)
+        found = metaclass(cls.__name__, (cls,), namespace)
         _READ_ONLY_CLASS[cls] = found
         _PLAIN_CLASS[found] = cls
     return found

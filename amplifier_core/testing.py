@@ -11,39 +11,13 @@ import asyncio
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from .coordinator import ModuleCoordinator
-from .hooks import HookRegistry
 from .message_models import ChatRequest, ChatResponse, TextBlock, ToolCall
 from .models import HookResult, ModelInfo, ProviderInfo, ToolResult
-
-_TEST_PLAN = {"session": {"orchestrator": "test-orchestrator", "context": "test-context"}}
-
-
-@dataclass(frozen=True)
-class HookRegistration:
-    event: str
-    handler: Any
-    priority: int
-    name: str | None
-
-
-class RecordingHookRegistry(HookRegistry):
-    """A real HookRegistry that also remembers every registration, so tests and validators can see which
-    handlers a module registered."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.registrations: list[HookRegistration] = []
-
-    def register(self, event: str, handler: Any, priority: int = 0, name: str | None = None) -> Callable[[], None]:
-        label = name or getattr(handler, "__name__", None)
-        self.registrations.append(HookRegistration(event, handler, priority, label))
-        return super().register(event, handler, priority=priority, name=name)
-
-    on = register
+from .recording_coordinator import HookRegistration as HookRegistration  # re-exported: tests import it here
+from .recording_coordinator import RecordingCoordinator, stand_in_plan
+from .recording_coordinator import RecordingHookRegistry as RecordingHookRegistry
 
 
 class MockApprovalSystem:
@@ -68,11 +42,11 @@ class MockDisplaySystem:
         self.messages.append({"message": message, "level": level, "source": source})
 
 
-class MockCoordinator(ModuleCoordinator):
-    """A real ModuleCoordinator over a real (never initialized) session, built with no arguments.
+class MockCoordinator(RecordingCoordinator):
+    """A RecordingCoordinator over a real (never initialized) session, built with no arguments.
 
-    Records ``mount_history``/``unmount_history`` and hook registrations. ``config`` entries are merged into
-    the plan's ``session`` section (e.g. ``{"injection_size_limit": 100}``).
+    Records ``mount_history``/``unmount_history`` and hook registrations. ``session_config`` entries are merged
+    into the plan's ``session`` section (e.g. ``{"injection_size_limit": 100}``).
     """
 
     __test__ = False  # not a pytest test class despite the TestCoordinator alias
@@ -90,37 +64,9 @@ class MockCoordinator(ModuleCoordinator):
         if session is None:
             from .session import AmplifierSession
 
-            plan = copy.deepcopy(_TEST_PLAN)
-            plan["session"].update(session_config or {})
-            session = AmplifierSession(plan, session_id="test-session",
+            session = AmplifierSession(stand_in_plan(session_config), session_id="test-session",
                                        approval_system=approval_system, display_system=display_system)
-        super().__init__(session=session, approval_system=approval_system, display_system=display_system)
-        self._hooks = RecordingHookRegistry()
-        self.mount_points["hooks"] = self._hooks
-        # make the session and its loader refer to this coordinator, so the object graph is coherent
-        if getattr(session, "coordinator", None) is not None:
-            session.coordinator = self
-            loader = getattr(session, "loader", None)
-            if loader is not None and hasattr(loader, "coordinator"):
-                loader.coordinator = self
-        self.mount_history: list[dict[str, Any]] = []
-        self.unmount_history: list[dict[str, Any]] = []
-
-    @property
-    def hook_registrations(self) -> list[HookRegistration]:
-        return list(self.hooks.registrations)
-
-    async def mount(self, mount_point: str, module: Any, name: str | None = None) -> None:
-        self.mount_history.append({"mount_point": mount_point, "module": module, "name": name})
-        await super().mount(mount_point, module, name=name)
-
-    async def unmount(self, mount_point: str, name: str | None = None) -> None:
-        self.unmount_history.append({"mount_point": mount_point, "name": name})
-        await super().unmount(mount_point, name=name)
-
-    def get_mounted(self, mount_point: str) -> Any:
-        """What is mounted at ``mount_point`` (the dict for providers/tools), as some contract docs use."""
-        return self.get(mount_point)
+        super().__init__(session, approval_system, display_system)
 
 
 TestCoordinator = MockCoordinator

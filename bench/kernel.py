@@ -30,6 +30,7 @@ from testkit.module_packages import IN_MEMORY_CONTEXT, module_package_name, writ
 # events, runs requested tools with tool:pre/tool:post, and stops when the provider answers without tools.
 LOOP = '''
 from amplifier_core import ChatRequest, ToolSpec
+from amplifier_core.message_models import response_text
 
 class Loop:
     async def execute(self, prompt, context, providers, tools, hooks, coordinator=None, **kwargs):
@@ -50,7 +51,7 @@ class Loop:
                 await context.add_message({"role": "assistant", "content": blocks})
                 await hooks.emit("orchestrator:complete", {"orchestrator": "bench", "turn_count": 1,
                                                            "status": "success"})
-                return response.text
+                return response_text(response)
             await context.add_message({"role": "assistant", "content": blocks, "tool_calls": [
                 {"id": c.id, "tool": c.name, "arguments": c.arguments} for c in calls]})
             for call in calls:

@@ -8,7 +8,10 @@ reads, start from here without importing typer at all (see `amplifier_cli/__main
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from ..ui.oneshot import ApprovalMode, OutputFormat
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 APPROVAL_MODES = ("ask", "allow", "deny")
@@ -135,8 +138,8 @@ def start(
 
     options = OneShotOptions(
         prompt=text,
-        output_format=output_format,
-        approval=approval,  # type: ignore[arg-type]
+        output_format=cast("OutputFormat", output_format),  # checked against OUTPUT_FORMATS above
+        approval=cast("ApprovalMode", approval),  # checked against APPROVAL_MODES above
         max_turns=max_turns,
     )
     return run_one_shot_sync(request, options)

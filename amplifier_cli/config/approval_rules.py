@@ -59,7 +59,8 @@ def save_rule(paths: AmplifierPaths, rule: dict[str, Any]) -> Path:
 
     data = _read_remembered(paths)
     project = _project(paths)
-    entry = data.get(project) if isinstance(data.get(project), dict) else {}
+    found = data.get(project)
+    entry = found if isinstance(found, dict) else {}
     current = [item for item in entry.get("rules") or [] if isinstance(item, dict)]
     if rule not in current:
         current.append(rule)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ class AmplifierPaths:
     trust_cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # config/trust.py's
 
     @classmethod
-    def discover(cls, cwd: Path | None = None, env: dict[str, str] | None = None) -> AmplifierPaths:
+    def discover(cls, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> AmplifierPaths:
         env = os.environ if env is None else env
         cwd = (cwd or Path.cwd()).resolve()
         home = env.get("AMPLIFIER_HOME")

@@ -56,7 +56,8 @@ def register_mode_gate(coordinator: Any, mode: str = DEFAULT_MODE) -> None:
             return HookResult(action="continue")
         why = ""
         if tool == "bash":
-            tool_input = data.get("tool_input") if isinstance(data.get("tool_input"), dict) else {}
+            given = data.get("tool_input")
+            tool_input = given if isinstance(given, dict) else {}
             command = str(tool_input.get("command") or "")
             if not tool_input.get("run_in_background") and command and shell_line_only_reads(command):
                 return HookResult(action="continue")

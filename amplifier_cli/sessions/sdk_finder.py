@@ -79,7 +79,8 @@ class SDKSourceLoader(SourceFileLoader):
                 except (EOFError, ValueError, TypeError):
                     code = None
                 if isinstance(code, types.CodeType):
-                    _imp._fix_co_filename(code, self.path)  # as the standard loader does for a moved tree
+                    # as the standard loader does for a moved tree; typeshed lacks this CPython helper
+                    _imp._fix_co_filename(code, self.path)  # type: ignore[attr-defined]
                     return code
         return super().get_code(fullname)
 
@@ -168,7 +169,8 @@ class SDKFinder:
                     package_dir = f"{directory}/{name}"
                     inner = self._listing(package_dir)
                     init = inner.get("__init__.py") if inner is not None else None
-                    if init is None or not init.is_file() or any(other in inner for other in _INIT_OTHERS):
+                    if (inner is None or init is None or not init.is_file()
+                            or any(other in inner for other in _INIT_OTHERS)):
                         return None  # a namespace portion, a compiled or sourceless __init__, unreadable
                     return self._spec(fullname, package_dir, "__init__", package_dir)
                 if any(name + suffix in listing for suffix in _OTHER_SUFFIXES):

@@ -21,6 +21,7 @@ import importlib
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def _priority(config: dict[str, Any]) -> float:
         return DEFAULT_PRIORITY
 
 
-def answering_sdk(plan: dict[str, Any], environ: dict[str, str] | None = None) -> str | None:
+def answering_sdk(plan: dict[str, Any], environ: Mapping[str, str] | None = None) -> str | None:
     """The SDK package of the bundled provider that will most likely answer: among the plan's providers
     that can mount (an ``api_key``/``base_url`` in their config or one of their environment variables), the
     one with the lowest priority (the loop's rule). None when that is not a bundled SDK provider."""

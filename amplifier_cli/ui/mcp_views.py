@@ -31,8 +31,8 @@ def server_definition(name: str, paths: AmplifierPaths | None = None) -> dict[st
 def scope_from_flags(global_: bool, project: bool, shared: bool) -> McpScope | None:
     from ..errors import UsageError
 
-    chosen: list[McpScope] = [scope for scope, flag in (("user", global_), ("project", project),
-                                                        ("shared", shared)) if flag]
+    flags: tuple[tuple[McpScope, bool], ...] = (("user", global_), ("project", project), ("shared", shared))
+    chosen: list[McpScope] = [scope for scope, flag in flags if flag]
     if len(chosen) > 1:
         raise UsageError.single("choose only one of --global, --project, --shared")
     return chosen[0] if chosen else None

@@ -76,7 +76,7 @@ class StreamJsonWriter:
         return HookResult()
 
     async def _on_tool_post(self, event: str, data: dict[str, Any]) -> HookResult:
-        result = data.get("tool_result") or data.get("result")
+        result: Any = data.get("tool_result") or data.get("result")
         if hasattr(result, "model_dump"):
             result = result.model_dump(mode="json")
         success = result.get("success", True) if isinstance(result, dict) else True

@@ -108,8 +108,8 @@ def module_listing(paths: AmplifierPaths | None = None, module_type: str | None 
             },
         )
 
-    for entry in entry_points(group="amplifier.modules"):
-        row(entry.name)["installed"] = True
+    for installed in entry_points(group="amplifier.modules"):
+        row(installed.name)["installed"] = True
     hints: dict[str, str | None] = {}
     for _role, module_id, source in active_plan_modules(settings):
         row(module_id)["in_profile"] = True

@@ -157,11 +157,13 @@ async def retry_with_backoff(
     config: RetryConfig | None = None,
     *,
     on_retry: Callable[[int, float, LLMError], Awaitable[None]] | None = None,
-    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    sleep: Callable[[float], Awaitable[Any]] | None = None,
 ) -> T:
     """Run ``operation``; retry only ``LLMError``s marked retryable, up to ``max_retries`` more times.
 
-    ``sleep`` waits out each backoff delay; a test passes a recorder to see the delays without waiting.
+    ``sleep`` waits out each backoff delay (a test passes a recorder to see the delays without waiting). Without
+    it the wait is ``asyncio.sleep`` looked up at the moment of waiting, as 2.0.2 does, so a test that patches
+    ``asyncio.sleep`` sees (and counts) every wait.
     """
     config = config or RetryConfig()
     attempt = 0
@@ -176,7 +178,7 @@ async def retry_with_backoff(
             attempt += 1
             if on_retry is not None:
                 await on_retry(attempt, delay, error)
-            await sleep(delay)
+            await (sleep(delay) if sleep is not None else asyncio.sleep(delay))
 
 
 def parse_retry_after(headers: Any) -> float | None:

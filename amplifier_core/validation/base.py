@@ -2,7 +2,7 @@
 
 A validator imports a module the way the loader does, under its real name (the canonical module object the
 runtime will mount, as 2.0.2: validating never makes a second copy), checks that ``mount`` has the right
-shape, mounts it on a throwaway ``MockCoordinator`` and inspects what got mounted with attribute checks
+shape, mounts it on a throwaway ``RecordingCoordinator`` and inspects what got mounted with attribute checks
 (never ``isinstance`` on a Protocol). ``isolated_import`` remains for callers that want a throwaway copy.
 """
 
@@ -14,16 +14,16 @@ import importlib.util
 import inspect
 import itertools
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from ..testing import MockCoordinator
+from ..module_import import SourceConflictError as SourceConflictError  # re-exported: 2.0.2's home of these
+from ..module_import import import_module_from_path as import_module_from_path
+from ..recording_coordinator import RecordingCoordinator
 
 Severity = Literal["error", "warning", "info"]
 
@@ -148,7 +148,7 @@ def check_mount_signature(mount: Any) -> ValidationCheck:
                           f"mount() should have at least 2 parameters (coordinator, config), found {count}")
     if not is_async_callable(mount):
         return failed("mount_signature", "mount() should be async (async def mount(...))")
-    return ValidationCheck("mount_signature", True, "mount(coordinator, config) is async", "info")
+    return ValidationCheck("mount_signature", True, "mount() is async with correct signature", "info")
 
 
 def check_on_session_ready(module: Any) -> ValidationCheck | None:
@@ -172,77 +172,6 @@ def check_on_session_ready(module: Any) -> ValidationCheck | None:
                       "on_session_ready() must accept the coordinator argument: "
                       "`async def on_session_ready(coordinator) -> None`")
     return None
-
-
-_PATH_IMPORT_LOCK = threading.RLock()  # one path import at a time (they move sys.path around)
-
-
-class SourceConflictError(ImportError):
-    """A package of that import name (or one of its submodules) is already imported from another source."""
-
-
-def import_module_from_path(module_path: str | Path) -> ModuleType:
-    """Import the module at ``module_path`` (a package directory or a ``.py`` file) under its real name, the
-    way the loader will, and return that canonical module object.
-
-    Refuses (ImportError) rather than replace anything when a module or submodule of that name is already
-    imported from somewhere else. The parent directory is put first on sys.path for the import only (back
-    where it was afterwards). Path imports are serialised by a lock of ours, never the interpreter's global
-    import lock: holding that across an import deadlocks with any other thread mid-import (the REPL warm-up,
-    the provider SDK imported in the background).
-    """
-    path = Path(module_path)
-    source = (path / "__init__.py") if path.is_dir() else path
-    name = path.name if path.is_dir() else path.stem
-    existing = sys.modules.get(name)
-    if existing is not None and getattr(existing, "__file__", None) == str(source):
-        return existing  # already the canonical module (every later session's mount): no scan, no lock
-    package_root = source.parent.resolve()
-    parent_entry = str(path.parent if path.is_dir() else source.parent)
-    with _PATH_IMPORT_LOCK:
-        for cached_name, cached in list(sys.modules.items()):
-            if not cached_name.startswith(name + "."):
-                continue
-            cached_file = getattr(cached, "__file__", None)
-            if cached_file is None or not Path(cached_file).resolve().is_relative_to(package_root):
-                raise SourceConflictError(f"Refusing to import '{name}' from {source}: cached submodule "
-                                          f"'{cached_name}' is from {cached_file}")
-        existing = sys.modules.get(name)
-        if existing is not None:
-            existing_file = getattr(existing, "__file__", None)
-            if existing_file is not None and Path(existing_file).resolve() == source.resolve():
-                return existing
-            raise SourceConflictError(f"Refusing to import '{name}' from {source}: it is already loaded from "
-                                      f"{existing_file}")
-        was_present = parent_entry in sys.path
-        follower = None
-        if was_present:
-            index = sys.path.index(parent_entry)
-            follower = sys.path[index + 1] if index + 1 < len(sys.path) else None
-            del sys.path[index]
-        sys.path.insert(0, parent_entry)
-        try:
-            module = importlib.import_module(name)
-        finally:
-            _restore_path_entry(parent_entry, was_present, follower)
-    imported_file = getattr(module, "__file__", None)
-    if imported_file is None or Path(imported_file).resolve() != source.resolve():
-        raise SourceConflictError(f"Refusing to validate '{name}' from {source}: Python imported {imported_file}")
-    return module
-
-
-def _restore_path_entry(entry: str, was_present: bool, follower: str | None) -> None:
-    """Take the entry put first for an import off sys.path again (matched by value: the imported code may
-    have rebuilt sys.path); when it was there before, put it back in front of the entry it preceded."""
-    for index, value in enumerate(sys.path):
-        if value == entry:
-            del sys.path[index]
-            break
-    if was_present:
-        if follower is not None and follower in sys.path:
-            sys.path.insert(sys.path.index(follower), entry)
-        else:
-            sys.path.append(entry)
 
 
 # -- isolated import --------------------------------------------------------------------------------------
@@ -435,9 +364,7 @@ class ModuleValidator:
                         f"as a {self.module_type}", "warning")
 
     async def _check_protocol(self, mount: Any, config: dict[str, Any] | None, result: ValidationResult) -> None:
-        from ..testing import MockCoordinator
-
-        coordinator = MockCoordinator()
+        coordinator = RecordingCoordinator()
         returned: Any = None
         try:
             returned = await asyncio.wait_for(mount(coordinator, dict(config or {})), self.mount_timeout)
@@ -450,7 +377,9 @@ class ModuleValidator:
         finally:
             await _run_cleanups(returned, coordinator)
 
-    async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
+    async def _inspect_mounted(
+        self, coordinator: RecordingCoordinator, returned: Any, result: ValidationResult
+    ) -> None:
         instances = self.mounted_instances(coordinator)
         if not instances:
             if returned is not None and not self.missing_members(returned):
@@ -469,16 +398,21 @@ class ModuleValidator:
                 return
         for name, instance in instances.items():
             missing = self.missing_members(instance)
-            label = f"{self.protocol_name} '{name}'"
+            label = self.instance_label(name)
             if missing:
                 result.fail("protocol_compliance",
-                            f"{label} does not implement the {self.protocol_name} protocol: missing "
-                            + ", ".join(missing))
+                            f"{label} does not implement {self.protocol_name} interface (missing "
+                            + ", ".join(missing) + ")")
             else:
-                result.ok("protocol_compliance", f"{label} implements {self.protocol_name} protocol")
+                result.ok("protocol_compliance", f"{label} implements {self.protocol_name} interface")
             await self.check_instance(name, instance, result)
 
-    def mounted_instances(self, coordinator: MockCoordinator) -> dict[str, Any]:
+    def instance_label(self, name: str) -> str:
+        """How 2.0.2's checks name a mounted instance ("Provider 'x' implements Provider interface"; upstream
+        tests look for those words)."""
+        return f"{self.protocol_name} '{name}'"
+
+    def mounted_instances(self, coordinator: RecordingCoordinator) -> dict[str, Any]:
         mounted = coordinator.mount_points.get(self.mount_point) if self.mount_point else None
         if isinstance(mounted, dict):
             return dict(mounted)
@@ -498,8 +432,10 @@ def _has_member(instance: Any, member: str) -> bool:
         return True
 
 
-def check_async_method(instance: Any, method: str, check_name: str, *args: Any, **kwargs: Any) -> ValidationCheck:
-    """``instance.method`` must exist, be async, and accept ``args``/``kwargs``."""
+def check_async_method(instance: Any, method: str, check_name: str, *args: Any, passed_message: str | None = None,
+                       **kwargs: Any) -> ValidationCheck:
+    """``instance.method`` must exist, be async, and accept ``args``/``kwargs``; ``passed_message`` is what the
+    check says when it passes (2.0.2's wording for the method, where it has one)."""
     function = getattr(instance, method, None)
     if function is None or not callable(function):
         return failed(check_name, f"{method}() is missing")
@@ -509,7 +445,7 @@ def check_async_method(instance: Any, method: str, check_name: str, *args: Any, 
         shown = ", ".join([*(repr(a) for a in args), *(f"{k}=..." for k in kwargs)]) or "no arguments"
         return failed(check_name, f"{method}() cannot be called with {shown}: "
                                f"its signature is {method}{_signature_text(function)}")
-    return ValidationCheck(check_name, True, f"{method}() is async with a usable signature", "info")
+    return ValidationCheck(check_name, True, passed_message or f"{method}() is async with a usable signature", "info")
 
 
 def _signature_text(function: Any) -> str:
@@ -519,7 +455,7 @@ def _signature_text(function: Any) -> str:
         return "(...)"
 
 
-async def _run_cleanups(returned: Any, coordinator: MockCoordinator) -> None:
+async def _run_cleanups(returned: Any, coordinator: RecordingCoordinator) -> None:
     if callable(returned):
         try:
             outcome = returned()

@@ -37,6 +37,9 @@ class ContextValidator(ModuleValidator):
     protocol_name = "ContextManager"
     required_members = ("add_message", "get_messages_for_request", "get_messages", "clear")
 
+    def instance_label(self, name: str) -> str:
+        return "Context"
+
     async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
         for method, arguments in _METHODS:
             result.add(check_async_method(instance, method, f"context_{method}", *arguments))

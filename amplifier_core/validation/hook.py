@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..recording_coordinator import RecordingCoordinator
 from .base import (
     ModuleValidator,
     ValidationCheck,
@@ -24,16 +25,15 @@ __all__ = [
     "import_module_from_path",
 ]
 
-if TYPE_CHECKING:
-    from ..testing import MockCoordinator
-
 
 class HookValidator(ModuleValidator):
     module_type = "hook"
     mount_point = "hooks"
     protocol_name = "HookHandler"
 
-    async def _inspect_mounted(self, coordinator: MockCoordinator, returned: Any, result: ValidationResult) -> None:
+    async def _inspect_mounted(
+        self, coordinator: RecordingCoordinator, returned: Any, result: ValidationResult
+    ) -> None:
         registrations = _registrations(coordinator)
         if not registrations:
             result.fail("protocol_compliance",
@@ -42,7 +42,8 @@ class HookValidator(ModuleValidator):
             return
         events = sorted({registration.event for registration in registrations})
         result.ok("protocol_compliance",
-                  f"Registered {len(registrations)} handler(s) for: {', '.join(events)}")
+                  f"Hooks registered via coordinator.hooks.register(): {len(registrations)} handler(s) for: "
+                  f"{', '.join(events)}")
         for registration in registrations:
             label = f"handler {registration.name or '?'!r} for {registration.event!r}"
             handler = registration.handler
@@ -53,7 +54,7 @@ class HookValidator(ModuleValidator):
             elif not accepts(handler, "test:event", {}):
                 result.fail("hook_call", f"{label} must take (event, data)")
             else:
-                result.ok("hook_call", f"{label} is async and takes (event, data)")
+                result.ok("hook_call", f"{label} has correct async signature (event, data)")
         if returned is not None and not callable(returned):
             result.fail("hook_cleanup",
                         f"mount() returned a {type(returned).__name__}; return a cleanup callable or None",

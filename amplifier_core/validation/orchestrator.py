@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from .base import (
@@ -26,15 +27,28 @@ __all__ = [
 _SESSION_ARGUMENTS = ("prompt", "context", "providers", "tools", "hooks")
 
 
+def _execute_passed(instance: Any) -> str:
+    """2.0.2's wording of a passing orchestrator_execute check (it counts execute()'s parameters)."""
+    try:
+        count = len(inspect.signature(instance.execute).parameters)
+    except (AttributeError, TypeError, ValueError):
+        return "Orchestrator.execute() has correct async signature"
+    return f"Orchestrator.execute() has correct async signature with {count} parameters"
+
+
 class OrchestratorValidator(ModuleValidator):
     module_type = "orchestrator"
     mount_point = "orchestrator"
     protocol_name = "Orchestrator"
     required_members = ("execute",)
 
+    def instance_label(self, name: str) -> str:
+        return "Orchestrator"
+
     async def check_instance(self, name: str, instance: Any, result: ValidationResult) -> None:
         keywords = dict.fromkeys(_SESSION_ARGUMENTS)
-        execute_check = check_async_method(instance, "execute", "orchestrator_execute", **keywords)
+        execute_check = check_async_method(instance, "execute", "orchestrator_execute", **keywords,
+                                           passed_message=_execute_passed(instance))
         result.add(execute_check)
         if not execute_check.passed:
             return

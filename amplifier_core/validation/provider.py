@@ -40,9 +40,9 @@ class ProviderValidator(ModuleValidator):
             result.fail("provider_name", f"Reading provider.name raised {type(error).__name__}: {error}")
         else:
             if isinstance(provider_name, str) and provider_name:
-                result.ok("provider_name", f"Provider name is {provider_name!r}")
+                result.ok("provider_name", f"Provider has name: '{provider_name}'")
             else:
-                result.fail("provider_name", f"Provider name must be a non-empty string, got {provider_name!r}")
+                result.fail("provider_name", f"Provider.name should be a non-empty string, got {provider_name!r}")
 
         get_info = getattr(instance, "get_info", None)
         if get_info is None or not callable(get_info):
@@ -54,13 +54,15 @@ class ProviderValidator(ModuleValidator):
                 result.fail("provider_get_info", f"get_info() raised {type(error).__name__}: {error}", "warning")
             else:
                 if isinstance(info, ProviderInfo):
-                    result.ok("provider_get_info", f"get_info() returns ProviderInfo(id={info.id!r})")
+                    result.ok("provider_get_info", f"Provider.get_info() returns ProviderInfo (id={info.id!r})")
                 else:
                     result.fail("provider_get_info",
-                                f"get_info() must return a ProviderInfo, got {type(info).__name__}")
+                                f"Provider.get_info() should return ProviderInfo, got {type(info).__name__}")
 
-        result.add(check_async_method(instance, "list_models", "provider_list_models"))
-        result.add(check_async_method(instance, "complete", "provider_complete", object()))
+        result.add(check_async_method(instance, "list_models", "provider_list_models",
+                                      passed_message="Provider.list_models() is async"))
+        result.add(check_async_method(instance, "complete", "provider_complete", object(),
+                                      passed_message="Provider.complete() has correct async signature"))
 
         parse = getattr(instance, "parse_tool_calls", None)
         if parse is None or not callable(parse):
@@ -68,4 +70,4 @@ class ProviderValidator(ModuleValidator):
         elif not accepts(parse, object()):
             result.fail("provider_parse_tool_calls", "parse_tool_calls() must take the ChatResponse")
         else:
-            result.ok("provider_parse_tool_calls", "parse_tool_calls(response) is callable")
+            result.ok("provider_parse_tool_calls", "Provider.parse_tool_calls() exists and is callable")

@@ -36,9 +36,9 @@ class ToolValidator(ModuleValidator):
             result.fail("tool_name", f"Reading tool.name raised {type(error).__name__}: {error}")
         else:
             if isinstance(tool_name, str) and tool_name:
-                result.ok("tool_name", f"Tool name is {tool_name!r}")
+                result.ok("tool_name", f"Tool has name: '{tool_name}'")
             else:
-                result.fail("tool_name", f"Tool name must be a non-empty string, got {tool_name!r}")
+                result.fail("tool_name", f"Tool.name should be a non-empty string, got {tool_name!r}")
 
         try:
             description = instance.description
@@ -46,13 +46,14 @@ class ToolValidator(ModuleValidator):
             result.fail("tool_description", f"Reading tool.description raised {type(error).__name__}: {error}")
         else:
             if isinstance(description, str) and description.strip():
-                result.ok("tool_description", "Tool has a description")
+                result.ok("tool_description", "Tool has description")
             else:
                 result.fail("tool_description",
                             "Tool description should be a non-empty string: the LLM reads it to decide when to "
                             "call the tool", "warning")
 
-        result.add(check_async_method(instance, "execute", "tool_execute", {}))
+        result.add(check_async_method(instance, "execute", "tool_execute", {},
+                                      passed_message="Tool.execute() has correct async signature"))
 
         try:
             schema = getattr(instance, "input_schema", None)
@@ -62,6 +63,6 @@ class ToolValidator(ModuleValidator):
         if schema is None:
             result.ok("tool_input_schema", "No input_schema: the tool is offered with an empty schema {}")
         elif isinstance(schema, dict):
-            result.ok("tool_input_schema", "input_schema is a JSON Schema dict")
+            result.ok("tool_input_schema", f"Tool.input_schema returns dict with {len(schema)} properties")
         else:
-            result.fail("tool_input_schema", f"input_schema must be a dict (JSON Schema), got {type(schema).__name__}")
+            result.fail("tool_input_schema", f"Tool.input_schema should return a dict, got {type(schema).__name__}")

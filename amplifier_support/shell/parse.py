@@ -236,7 +236,8 @@ def decode_ansi_c(body: str) -> str:
 
 def _brace_expand(text: str) -> list[str]:
     """Bash brace expansion (lists and ranges), capped; a guess for deny lists, not a replacement for bash."""
-    pending, done = [text], []
+    pending: list[str] = [text]
+    done: list[str] = []
     while pending and len(done) + len(pending) <= _MAX_READINGS:
         current = pending.pop(0)
         match = _BRACE_RANGE.search(current)
@@ -305,7 +306,7 @@ class _Reader:
                 self.unjudged(None, f"nested more than {MAX_DEPTH} levels deep")
             return
         kind = node.type
-        context = dict(nested=nested, function=function, host=host)
+        context: dict[str, Any] = {"nested": nested, "function": function, "host": host}
         if kind == "comment":
             return
         if node.is_error or node.is_missing:
@@ -533,7 +534,9 @@ class _Reader:
     def redirect(self, node: Any, depth: int, nested: bool, function: str | None,
                  host: int | None) -> tuple[Redirect, list[Any]] | None:
         """The redirection and the words after its target (tree-sitter puts ``ls > f a b``'s ``a b`` in it)."""
-        fd, operator, target_parts, extra = "", "", [], []
+        fd, operator = "", ""
+        target_parts: list[Any] = []
+        extra: list[Any] = []
         children = list(node.children)
         index = 0
         if node.type == "heredoc_redirect":
@@ -545,8 +548,8 @@ class _Reader:
                 if child.is_named:
                     self.other(child, depth + 1, True, function, host)
             body_text = self.text(body) if body is not None else ""
-            target = Word(body_text, None, (body_text,), "a heredoc")
-            return Redirect(operator, fd, target, self.text(node)), []
+            heredoc = Word(body_text, None, (body_text,), "a heredoc")
+            return Redirect(operator, fd, heredoc, self.text(node)), []
         while index < len(children):
             child = children[index]
             if child.type == "file_descriptor":
@@ -630,17 +633,17 @@ class _Reader:
                 value = _unescape_double(text[1:-1])
                 out.append(_Piece(value, value, "\x01", quoted=True))
                 return
-            reading = []
+            parts_read: list[str] = []
             why = ""
             for child in node.children:
                 if child.type == "string_content":
-                    reading.append(_unescape_double(self.text(child)))
+                    parts_read.append(_unescape_double(self.text(child)))
                 elif child.is_named:
                     sub: list[_Piece] = []
                     self.pieces(child, sub, depth + 1, function, host)
-                    reading.extend(piece.reading for piece in sub)
+                    parts_read.extend(piece.reading for piece in sub)
                     why = why or next((piece.why for piece in sub if piece.value is None), "")
-            out.append(_Piece(None, "".join(reading), "\x01", why or "an expansion", quoted=True))
+            out.append(_Piece(None, "".join(parts_read), "\x01", why or "an expansion", quoted=True))
             return
         if kind == "ansi_c_string":
             out.append(_Piece(None, decode_ansi_c(text[2:-1]), "\x01", "an ANSI-C string $'...'", quoted=True))

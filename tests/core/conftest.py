@@ -16,6 +16,7 @@ from amplifier_core.module_sources import ModuleSource
 
 ORCHESTRATOR_SOURCE = '''
 from amplifier_core import ChatRequest, Message
+from amplifier_core.message_models import response_text
 
 class Orchestrator:
     def __init__(self, config):
@@ -27,7 +28,7 @@ class Orchestrator:
         await context.add_message({"role": "user", "content": prompt})
         provider = next(iter(providers.values()))
         response = await provider.complete(ChatRequest(messages=await context.get_messages()))
-        text = response.text
+        text = response_text(response)
         await context.add_message({"role": "assistant", "content": text})
         if self.config.get("fail"):
             raise RuntimeError(self.config["fail"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from decimal import Decimal
 
 import pytest
@@ -24,6 +25,7 @@ from amplifier_core.message_models import (
     ToolResultBlock,
     ToolSpec,
     Usage,
+    response_text,
 )
 
 
@@ -126,11 +128,23 @@ def test_usage_cost_rejects_float_and_dumps_as_string() -> None:
     assert Usage.model_validate_json(usage.model_dump_json()).cost_usd == Decimal("0.0021")
 
 
-def test_chat_response_text_joins_text_blocks_only() -> None:
+def test_response_text_joins_text_blocks_only() -> None:
     blocks = [TextBlock(text="a"), ThinkingBlock(thinking="secret"), TextBlock(text="b")]
-    response = ChatResponse(content=blocks)
-    assert response.text == "a\n\nb"
-    assert ChatResponse(content=[]).text == ""
+    assert response_text(ChatResponse(content=blocks)) == "a\n\nb"
+    assert response_text(ChatResponse(content=[])) == ""
+
+
+def test_a_subclass_with_a_text_field_imports_without_a_shadowing_warning() -> None:
+    """Upstream provider-openai subclasses ChatResponse with a ``text`` field; 2.0.2 has no ``text`` attribute, so
+    pydantic must not warn that the field shadows one (and the field holds what it is given)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+
+        class OpenAIChatResponse(ChatResponse):
+            text: str | None = None
+
+    assert OpenAIChatResponse(content=[], text="whole").text == "whole"
+    assert not hasattr(ChatResponse(content=[TextBlock(text="a")]), "text")
 
 
 def test_block_dumps_keep_2_0_2_key_order() -> None:

@@ -32,15 +32,16 @@ TINY_TOOL = """
 
 LOOP = """
     from amplifier_core import ChatRequest, Message
+    from amplifier_core.message_models import response_text
 
     class Loop:
         async def execute(self, prompt, context, providers, tools, hooks, **kwargs):
             await context.add_message({"role": "user", "content": prompt or "(empty)"})
             request = ChatRequest(messages=[Message(**m) for m in await context.get_messages_for_request()])
             response = await next(iter(providers.values())).complete(request)
-            await context.add_message({"role": "assistant", "content": response.text})
-            await hooks.emit("orchestrator:complete", {"response": response.text})
-            return response.text
+            await context.add_message({"role": "assistant", "content": response_text(response)})
+            await hooks.emit("orchestrator:complete", {"response": response_text(response)})
+            return response_text(response)
 
     async def mount(coordinator, config):
         await coordinator.mount("orchestrator", Loop())

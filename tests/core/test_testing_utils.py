@@ -8,6 +8,7 @@ import pytest
 
 from amplifier_core import AmplifierSession, HookResult, ModuleCoordinator, ToolResult
 from amplifier_core.cancellation import CancellationToken
+from amplifier_core.message_models import response_text
 from amplifier_core.testing import (
     EventRecorder,
     MockContextManager,
@@ -140,7 +141,7 @@ async def test_mock_provider_answers_and_records_requests() -> None:
     request = ChatRequest(messages=[Message(role="user", content="hi")])
     assert provider.get_info().id == "mock" and provider.get_info().display_name == "Mock Provider"
     assert await provider.list_models() == []
-    texts = [(await provider.complete(request)).text for _ in range(3)]
+    texts = [response_text(await provider.complete(request)) for _ in range(3)]
     assert texts == ["one", "two", "Mock response"]
     assert provider.requests == [request] * 3
     assert provider.parse_tool_calls(ChatResponse(content=[])) == []

@@ -25,6 +25,7 @@ from amplifier_core import (
     ToolCall,
     ToolCallBlock,
 )
+from amplifier_core.message_models import response_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "upstream_style_module"
 PACKAGE = "amplifier_module_tool_upstream_echo"
@@ -108,8 +109,8 @@ class MinimalLoop:
             response = await provider.complete(ChatRequest(messages=messages))
             calls = provider.parse_tool_calls(response)
             if not calls:
-                await context.add_message({"role": "assistant", "content": response.text})
-                return response.text
+                await context.add_message({"role": "assistant", "content": response_text(response)})
+                return response_text(response)
             await context.add_message({"role": "assistant", "content": [
                 {"type": "tool_call", "id": call.id, "name": call.name, "input": call.arguments} for call in calls]})
             for call in calls:

@@ -149,6 +149,35 @@ async def test_validator_provider_mounting_only_with_api_key_fails_without_confi
             "provider_parse_tool_calls"} <= names
 
 
+
+async def test_passing_checks_use_the_words_of_2_0_2_that_upstream_tests_look_for(tmp_path: Path) -> None:
+    provider = await ProviderValidator().validate(
+        write_package(tmp_path / "p", "amplifier_module_provider_worded", KEY_GATED_PROVIDER),
+        config={"api_key": "test-key"})
+    messages = {item.name: item.message for item in provider.checks}
+    assert "implements Provider interface" in messages["protocol_compliance"]
+    assert messages["mount_signature"] == "mount() is async with correct signature"
+    assert messages["provider_list_models"] == "Provider.list_models() is async"
+    assert messages["provider_complete"] == "Provider.complete() has correct async signature"
+    assert messages["provider_parse_tool_calls"] == "Provider.parse_tool_calls() exists and is callable"
+    assert messages["provider_name"].startswith("Provider has name: '")
+
+    tool = await ToolValidator().validate(write_package(tmp_path / "t", "amplifier_module_tool_worded", GOOD_TOOL),
+                                          config={"unused": True})
+    messages = {item.name: item.message for item in tool.checks}
+    assert messages["protocol_compliance"] == "Tool 'echo' implements Tool interface"
+    assert (messages["tool_name"], messages["tool_description"], messages["tool_execute"]) == (
+        "Tool has name: 'echo'", "Tool has description", "Tool.execute() has correct async signature")
+    assert messages["tool_input_schema"] == "Tool.input_schema returns dict with 2 properties"
+
+    context = await ContextValidator().validate(
+        write_package(tmp_path / "c", "amplifier_module_context_worded", IN_MEMORY_CONTEXT))
+    assert check(context, "protocol_compliance").message == "Context implements ContextManager interface"
+    loop = await OrchestratorValidator().validate(
+        write_package(tmp_path / "o", "amplifier_module_loop_worded", ORCHESTRATOR.format(extra=", **kwargs")))
+    assert check(loop, "protocol_compliance").message == "Orchestrator implements Orchestrator interface"
+    assert check(loop, "orchestrator_execute").message.startswith("Orchestrator.execute() has correct async signature")
+
 async def test_validator_nothing_mounted_and_none_returned_is_an_error(tmp_path: Path) -> None:
     package = write_package(tmp_path, "amplifier_module_tool_idle", "async def mount(coordinator, config):\n    pass\n")
     result = await ToolValidator().validate(package)
@@ -402,7 +431,7 @@ async def test_validation_imports_the_module_under_its_real_name_and_restores_sy
     path_before = list(sys.path)
     result = await ToolValidator().validate(package)
     assert result.passed, result.errors
-    assert check(result, "tool_name").message == "Tool name is 'layered'"
+    assert check(result, "tool_name").message == "Tool has name: 'layered'"
     assert sys.path == path_before
     canonical = sys.modules["amplifier_module_tool_layered"]
     assert Path(canonical.__file__).parent == package
@@ -442,7 +471,7 @@ async def test_validator_imports_an_installed_package_by_dotted_name(tmp_path: P
 async def test_validator_accepts_an_upstream_style_module() -> None:
     result = await ToolValidator().validate(UPSTREAM_STYLE)
     assert result.passed, result.errors
-    assert check(result, "tool_name").message == "Tool name is 'upstream_echo'"
+    assert check(result, "tool_name").message == "Tool has name: 'upstream_echo'"
 
 
 async def test_validation_refuses_a_path_whose_package_name_is_already_imported_from_elsewhere(

@@ -10,7 +10,7 @@ import pytest
 from sessionkit import EventLog
 
 from amplifier_core.llm_errors import AuthenticationError, RateLimitError
-from amplifier_core.message_models import ChatResponse, TextBlock, Usage
+from amplifier_core.message_models import ChatResponse, TextBlock, Usage, response_text
 from amplifier_core.utils.retry import RetryConfig
 from amplifier_support.provider_support import (
     CostTracker,
@@ -119,7 +119,7 @@ async def test_complete_with_retries_announces_each_retry_then_reports_and_price
     response = await complete_with_retries(attempt, emit=log.emit, provider="p", model="m",
                                            retry=RetryConfig(max_retries=2, jitter=False), costs=costs,
                                            sleep=record_wait)
-    assert response.text == "hi" and waits == [2.0]
+    assert response_text(response) == "hi" and waits == [2.0]
     assert log.names() == ["provider:retry", "llm:response"]
     assert log.of("provider:retry")[0]["attempt"] == 1 and log.of("llm:response")[0]["cost_usd"] == "0.5"
     assert costs.session_cost() == {"cost_usd": "0.5"}

@@ -5,6 +5,7 @@ secret values (``SessionRecord.secrets``) are masked in what the record writes."
 
 from __future__ import annotations
 
+import builtins  # SessionStore.list shadows the builtin inside the class
 import json
 import os
 import re
@@ -220,7 +221,7 @@ class SessionStore:
         ]
         return sessions[:limit] if limit else sessions
 
-    def children_of(self, session_id: str) -> list[SessionMetadata]:
+    def children_of(self, session_id: str) -> builtins.list[SessionMetadata]:
         return [meta for meta in self.all_metadata() if meta.parent_id == session_id]
 
     def find(self, id_or_prefix: str) -> SessionRecord:
@@ -273,7 +274,7 @@ class SessionStore:
         """Some process has the session open right now."""
         return is_safe_session_id(session_id) and is_locked(self.root / session_id)
 
-    def stale(self, older_than_days: int, *, project: Path | None = None) -> list[SessionMetadata]:
+    def stale(self, older_than_days: int, *, project: Path | None = None) -> builtins.list[SessionMetadata]:
         """Sessions (sub-agents included) not updated for ``older_than_days`` days, of ``project`` or of all
         projects when it is None, oldest first. What `session cleanup` offers to delete."""
         cutoff = datetime.now(UTC) - timedelta(days=older_than_days)

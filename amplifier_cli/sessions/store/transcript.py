@@ -129,7 +129,7 @@ def read_transcript(path: Path, *, read_only: bool = False) -> TranscriptRead:
     The file is read once and, when every line is a message (the usual case), parsed by one ``json.loads`` of
     the lines joined as an array: a 10,000-message session resumes without 10,000 parser calls. With
     ``read_only`` the messages are built read-only while parsing (what a context stores; no copy later)."""
-    hook = None
+    hook: Any = None
     if read_only:
         from amplifier_core.read_only_messages import read_only_json_object as hook
     result = TranscriptRead()

@@ -13,6 +13,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 
@@ -88,7 +89,7 @@ def input_bindings(toggle_mode: Callable[[], None] | None = None) -> KeyBindings
 
 def build_prompt_session(history: History, completer: Completer, *, mode: Callable[[], str] | None = None,
                          toggle_mode: Callable[[], None] | None = None) -> PromptSession[str]:
-    def message() -> list[tuple[str, str]]:
+    def message() -> StyleAndTextTuples:
         if mode is not None and mode() == "plan":
             return [("ansiyellow bold", "plan "), ("ansigreen bold", PROMPT)]
         return [("ansigreen bold", PROMPT)]

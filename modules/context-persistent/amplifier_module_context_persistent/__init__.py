@@ -1,7 +1,7 @@
 """context-persistent: context-simple's history and compaction, backed by an append-only JSONL file.
 
-The compaction policy is shared by importing context-simple's package as a library and subclassing its
-manager (the one sanctioned cross-module import; both READMEs say so). The file is read once, on mount
+The compaction policy is context-simple's: both subclass or mount ``amplifier_support.compacting_context``'s
+manager (modules never import each other). The file is read once, on mount
 (resume); afterwards every added message is appended as one line and flushed, and whole-history changes
 (set_messages, clear) rewrite the file atomically. The file is private (0600) and known secret values
 (secret-named environment variables, capability ``secrets.values``) are written masked, ``[REDACTED:NAME]``:
@@ -17,11 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from amplifier_module_context_simple import SimpleContextConfig, SimpleContextManager
 from pydantic import model_validator
 
 from amplifier_core.models import json_default
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
+from amplifier_support.compacting_context import SimpleContextConfig, SimpleContextManager
 from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
 
 __amplifier_module_type__ = "context"

@@ -9,12 +9,12 @@ from pathlib import Path
 import amplifier_module_context_persistent as persistent
 import pytest
 from amplifier_module_context_persistent import PersistentContextConfig, PersistentContextManager
-from amplifier_module_context_simple import SimpleContextManager
 
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfigError
+from amplifier_support.compacting_context import SimpleContextManager
 
 SIGNATURE = "Eq\u00e9+/== \"sig\"\n\\u2028 \u2028 end"
 

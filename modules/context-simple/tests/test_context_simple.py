@@ -14,6 +14,8 @@ from amplifier_module_context_simple import (
     estimate_message_tokens,
 )
 
+import amplifier_support.compacting_context.history as compacting_history
+import amplifier_support.compacting_context.manager as compacting
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.hooks import HookRegistry
 from amplifier_core.models import HookResult, ProviderInfo
@@ -43,7 +45,7 @@ def tool_turn(call_id: str, payload: str) -> list[dict]:
 class Recorder:
     def __init__(self, registry: HookRegistry) -> None:
         self.events: list[tuple[str, dict]] = []
-        for event in (context_simple.PRE_COMPACT, context_simple.POST_COMPACT):
+        for event in (compacting.PRE_COMPACT, compacting.POST_COMPACT):
             registry.register(event, self.record)
 
     async def record(self, event: str, data: dict) -> HookResult:
@@ -69,7 +71,7 @@ def small_manager(**config) -> tuple[SimpleContextManager, Recorder]:
 
 def strip_notice(view: list[dict]) -> list[dict]:
     return [message for message in view
-            if (message.get("metadata") or {}).get("source") != context_simple.NOTICE_SOURCE]
+            if (message.get("metadata") or {}).get("source") != compacting.NOTICE_SOURCE]
 
 
 # -- storage ------------------------------------------------------------------------------------------
@@ -295,7 +297,7 @@ async def test_omission_notice_says_how_many_messages_were_left_out_and_sits_aft
     await filled(manager, 12)
     view = await manager.get_messages_for_request()
     history = await manager.get_messages()
-    notices = [m for m in view if (m.get("metadata") or {}).get("source") == context_simple.NOTICE_SOURCE]
+    notices = [m for m in view if (m.get("metadata") or {}).get("source") == compacting.NOTICE_SOURCE]
     assert len(notices) == 1 and notices[0]["role"] == "system"
     omitted = len(history) - (len(view) - 1)
     assert f"{omitted} earlier messages" in notices[0]["content"]
@@ -314,7 +316,7 @@ async def test_compaction_emits_pre_and_post_compact_with_counts():
     await filled(manager, 12)
     view = await manager.get_messages_for_request()
     names = [name for name, _ in recorder.events]
-    assert names == [context_simple.PRE_COMPACT, context_simple.POST_COMPACT]
+    assert names == [compacting.PRE_COMPACT, compacting.POST_COMPACT]
     pre, post = recorder.events[0][1], recorder.events[1][1]
     assert pre["message_count"] == 1 + 12 * 4 and pre["budget"] == 2000
     assert post["messages_before"] == 1 + 12 * 4
@@ -438,7 +440,7 @@ async def test_each_message_is_estimated_once_however_many_requests(monkeypatch)
         calls.append(1)
         return real(message)
 
-    monkeypatch.setattr(context_simple.history, "estimate_message_tokens", counting)
+    monkeypatch.setattr(compacting_history, "estimate_message_tokens", counting)
     manager, _ = small_manager()
     await filled(manager, 10)
     for _ in range(5):

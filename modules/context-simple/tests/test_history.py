@@ -7,8 +7,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from amplifier_module_context_simple.compaction import _last_user_unit, _plan, first_kept_unit, plan_view, split_units
-from amplifier_module_context_simple.history import History
+
+from amplifier_support.compacting_context.compaction import (
+    _last_user_unit,
+    _plan,
+    first_kept_unit,
+    plan_view,
+    split_units,
+)
+from amplifier_support.compacting_context.history import History
 
 
 def random_conversation(seed: int, length: int = 60) -> list[dict]:

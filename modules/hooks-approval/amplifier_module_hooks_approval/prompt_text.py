@@ -4,11 +4,10 @@ reorder what is approved (a carriage return would let the rest of a line overwri
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from typing import Any
 
-from .rules import Rule, Verdict
+from .rules import Rule, Verdict, tool_matches
 
 _VALUE_LIMIT = 100
 _COMMAND_LIMIT = 4000  # a longer command is shown up to here, with how much more there is
@@ -49,7 +48,7 @@ def risk_level(tool_name: str, shell: bool, ask_tools: list[str]) -> str:
     """high for shell commands, medium for the tools asked about by default (writes), low otherwise."""
     if shell:
         return "high"
-    if any(fnmatch.fnmatchcase(tool_name, pattern) for pattern in ask_tools):
+    if any(tool_matches(tool_name, pattern) for pattern in ask_tools):
         return "medium"
     return "low"
 

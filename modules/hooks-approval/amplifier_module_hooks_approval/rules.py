@@ -80,6 +80,20 @@ def pattern_matches(pattern: str, value: str) -> bool:
     return _collapse(pattern) == _collapse(value)
 
 
+
+def tool_spellings(tool_name: str) -> tuple[str, ...]:
+    """The names a rule may use for a tool: an MCP tool is ``mcp__server__tool`` here and ``mcp_server_tool``
+    in upstream Amplifier, so rules written either way match it."""
+    if tool_name.startswith("mcp__") and "__" in tool_name[5:]:
+        server, _, tool = tool_name[5:].partition("__")
+        return tool_name, f"mcp_{server}_{tool}"
+    return (tool_name,)
+
+
+def tool_matches(tool_name: str, pattern: str) -> bool:
+    """Whether a rule's tool pattern (a glob) names this tool, in either MCP spelling."""
+    return any(fnmatch.fnmatchcase(name, pattern) for name in tool_spellings(tool_name))
+
 def _step_views(step: Step) -> list[str]:
     """The command as written, as its words and as the words of the command its wrappers run; redirections are
     part of every view, so a rule for ``echo hi`` does not cover ``echo hi > ~/.bashrc``."""
@@ -165,15 +179,15 @@ class RuleBook:
     protected_write_tools: list[str] = field(default_factory=lambda: ["write_file", "edit_file"])
 
     def _for_tool(self, tool_name: str) -> list[Rule]:
-        return [rule for rule in self.rules if fnmatch.fnmatchcase(tool_name, rule.tool)]
+        return [rule for rule in self.rules if tool_matches(tool_name, rule.tool)]
 
     def fallback(self, tool_name: str) -> Action:
-        if any(fnmatch.fnmatchcase(tool_name, pattern) for pattern in self.ask_tools):
+        if any(tool_matches(tool_name, pattern) for pattern in self.ask_tools):
             return "ask"
         return self.default_action
 
     def is_shell(self, tool_name: str) -> bool:
-        return any(fnmatch.fnmatchcase(tool_name, pattern) for pattern in self.shell_tools)
+        return any(tool_matches(tool_name, pattern) for pattern in self.shell_tools)
 
     def judge(self, tool_name: str, tool_input: dict[str, Any], places: Places | None = None) -> Verdict:
         """Decide one call (parses shell lines: call it off the event loop)."""
@@ -184,7 +198,7 @@ class RuleBook:
         matched = _strongest([rule for rule in rules if rule.command is None and _args_match(rule, tool_input)])
         if matched is not None and matched.action == "deny":
             return Verdict("deny", matched.reason or f"rule for {matched.tool}", rule=matched)
-        if any(fnmatch.fnmatchcase(tool_name, pattern) for pattern in self.protected_write_tools):
+        if any(tool_matches(tool_name, pattern) for pattern in self.protected_write_tools):
             hits = []
             for name in self.path_args:
                 value = tool_input.get(name)

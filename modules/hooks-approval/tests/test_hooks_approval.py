@@ -77,6 +77,21 @@ async def test_mcp_tools_are_asked_for_by_default_and_a_server_wide_rule_allows_
     assert (await pre(allowed, "mcp__git__git_commit", message="x")).action == "ask_user"
 
 
+
+@pytest.mark.parametrize("rule_tool", ["mcp_time_get_current_time", "mcp_time_*", "mcp__time__get_current_time"])
+async def test_a_rule_in_either_mcp_spelling_matches_an_mcp_tool(rule_tool: str) -> None:
+    """Upstream names MCP tools mcp_<server>_<tool>; ours are mcp__server__tool: both spellings match."""
+    denied = await mounted({"rules": [{"tool": rule_tool, "action": "deny"}]})
+    assert (await pre(denied, "mcp__time__get_current_time", timezone="UTC")).action == "deny"
+    assert (await pre(denied, "mcp__git__git_status")).action == "ask_user"  # another server: not matched
+
+
+async def test_upstream_spelled_ask_tools_give_an_mcp_tool_its_risk() -> None:
+    quiet = await mounted({"ask_tools": ["mcp_time_*"]})
+    asked = await pre(quiet, "mcp__time__get_current_time", timezone="UTC")
+    assert asked.action == "ask_user" and "Risk: medium" in asked.approval_prompt
+    assert (await pre(quiet, "mcp__git__git_status")).action == "continue"
+
 async def test_a_read_only_prefix_cannot_carry_another_command() -> None:
     result = await pre(await mounted(), "bash", command="ls; rm -rf build")
     assert result.action == "ask_user"

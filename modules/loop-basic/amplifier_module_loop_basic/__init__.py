@@ -1,7 +1,7 @@
 """loop-basic: the agent loop without streaming (providers answer whole responses).
 
-The loop itself lives in ``loop.py`` as :class:`AgentLoop`; loop-streaming builds the same class with
-``stream=True`` (the one sanctioned import between bundled modules: both ship together).
+The loop itself is :class:`amplifier_support.agent_loop.AgentLoop`, which loop-streaming mounts with
+``stream=True``: modules never import each other, so what both loops share lives in ``amplifier_support``.
 """
 
 from __future__ import annotations
@@ -9,10 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from amplifier_core.module_config import parse_module_config
-
-from .config import LoopConfig
-from .loop import AgentLoop
-from .provider_choice import OVERRIDES_CAPABILITY
+from amplifier_support.agent_loop import OVERRIDES_CAPABILITY, AgentLoop, LoopConfig
 
 __amplifier_module_type__ = "orchestrator"
 

@@ -2,19 +2,16 @@
 
 Providers are asked to stream (``ChatRequest.stream=True``) and emit their deltas as hook events
 (docs/STREAMING.md); for a response that was not streamed the loop emits the same events itself. Tool calls
-run exactly as in loop-basic. The loop is loop-basic's :class:`AgentLoop` (this package depends on
-loop-basic's package, which ships in the same distribution), so both loops behave identically apart from
-streaming.
+run exactly as in loop-basic. The loop is :class:`amplifier_support.agent_loop.AgentLoop`, the one loop-basic
+mounts too (modules never import each other), so both loops behave identically apart from streaming.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from amplifier_module_loop_basic.config import LoopConfig
-from amplifier_module_loop_basic.loop import AgentLoop
-
 from amplifier_core.module_config import parse_module_config
+from amplifier_support.agent_loop import AgentLoop, LoopConfig
 
 __amplifier_module_type__ = "orchestrator"
 

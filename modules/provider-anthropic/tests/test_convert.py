@@ -27,6 +27,7 @@ from amplifier_core.message_models import (
     ToolCallBlock,
     ToolResultBlock,
     ToolSpec,
+    response_text,
 )
 
 
@@ -362,7 +363,7 @@ def test_chat_response_from_wire_builds_blocks_tool_calls_and_finish_reason():
     assert response.tool_calls[0].model_dump() == {"id": "tu", "name": "bash", "arguments": {"command": "ls"}}
     assert response.finish_reason == "tool_use"
     assert response.metadata == {"streamed": False, "model": "claude-haiku-4-5", "anthropic:message_id": "msg_1"}
-    assert response.text == "ok"
+    assert response_text(response) == "ok"
 
 
 # -- histories written by another provider ----------------------------------------------------------------

@@ -12,6 +12,7 @@ from amplifier_module_provider_anthropic import mount
 from fakeapi import Turn
 
 from amplifier_core.coordinator import ModuleCoordinator
+from amplifier_core.message_models import response_text
 from amplifier_core.module_config import ModuleConfigError
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "amplifier_module_provider_anthropic"
@@ -63,7 +64,7 @@ async def test_config_base_url_is_used_for_requests(fake_api):
     response = await coordinator.get("providers", "anthropic").complete(
         ChatRequest(messages=[Message(role="user", content="hi")]))
     await cleanup()
-    assert response.text == "via config"
+    assert response_text(response) == "via config"
     assert fake_api.requests[-1].headers["authorization"].endswith("k")
 
 
@@ -78,7 +79,7 @@ async def test_anthropic_base_url_environment_variable_is_honoured(fake_api, mon
     response = await provider.complete(ChatRequest(messages=[Message(role="user", content="hi")]))
     await cleanup()
     assert provider.base_url == fake_api.base_url
-    assert response.text == "via env"
+    assert response_text(response) == "via env"
 
 
 async def test_config_base_url_wins_over_the_environment(monkeypatch):

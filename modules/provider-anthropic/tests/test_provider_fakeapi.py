@@ -25,6 +25,7 @@ from amplifier_core import (
     StreamError,
     ToolSpec,
 )
+from amplifier_core.message_models import response_text
 
 
 def ask(text: str = "hello", *, stream: bool = True, **extra) -> ChatRequest:
@@ -51,7 +52,7 @@ async def test_streamed_text_deltas_are_emitted_before_the_response_completes(fa
     assert [d["delta"] for d in event_log.of("content_block:delta")] == ["Hel", "lo, ", "world"]
     assert event_log.names().index("llm:response") > max(
         i for i, name in enumerate(event_log.names()) if name == "content_block:delta")
-    assert response.text == "Hello, world"
+    assert response_text(response) == "Hello, world"
     assert response.metadata["streamed"] is True
 
 
@@ -79,7 +80,7 @@ async def test_request_without_stream_flag_uses_json_and_emits_no_block_events(f
     fake_api.add(Turn(text="plain answer"))
     response = await make_provider().complete(ask(stream=False))
     assert fake_api.requests[-1].stream is False
-    assert response.text == "plain answer" and response.metadata["streamed"] is False
+    assert response_text(response) == "plain answer" and response.metadata["streamed"] is False
     assert event_log.of("content_block:delta") == []
 
 
@@ -111,7 +112,7 @@ async def test_429_retry_after_is_honoured_and_each_retry_is_announced(fake_api,
     fake_api.add(Fault.status(429, retry_after=3))
     fake_api.add(Turn(text="after the wait"))
     response = await make_provider().complete(ask())
-    assert response.text == "after the wait"
+    assert response_text(response) == "after the wait"
     retry = event_log.of("provider:retry")
     assert len(retry) == 1
     assert retry[0]["delay"] == 3.0 and retry[0]["retry_after"] == 3.0
@@ -239,7 +240,7 @@ async def test_text_with_lone_surrogates_is_sent_with_replacement_characters_ins
     # Python decodes undecodable argv/stdin/file-name bytes to lone surrogates, which UTF-8 cannot encode.
     fake_api.add(Turn(text="ok"))
     response = await make_provider().complete(ask("caf\udce9 menu"))
-    assert response.text == "ok"
+    assert response_text(response) == "ok"
     assert fake_api.requests[-1].json["messages"][0]["content"][0]["text"] == "caf\ufffd menu"
 
 
@@ -249,7 +250,7 @@ async def test_connection_lost_after_message_stop_keeps_the_complete_answer_with
     fake_api.add(Fault.stream_cut(Turn(text="whole answer"), after_frames=1000))
     fake_api.add(Turn(text="a second answer"))
     response = await make_provider(max_retries=1).complete(ask())
-    assert response.text == "whole answer"
+    assert response_text(response) == "whole answer"
     assert len(fake_api.requests) == 1
     assert event_log.of("llm:stream_aborted") == [] and event_log.of("provider:retry") == []
 
@@ -258,7 +259,7 @@ async def test_a_broken_stream_is_retried_and_the_retry_can_succeed(fake_api, ma
     fake_api.add(Fault.stream_cut(Turn(text="first try")))
     fake_api.add(Turn(text="second try"))
     response = await make_provider(max_retries=1).complete(ask())
-    assert response.text == "second try"
+    assert response_text(response) == "second try"
     assert event_log.of("provider:retry")[0]["error_type"] == "StreamError"
     assert event_log.names().index("llm:stream_aborted") < event_log.names().index("provider:retry")
 

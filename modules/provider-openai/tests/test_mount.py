@@ -14,7 +14,7 @@ from amplifier_module_provider_openai import mount
 from fakeapi import Turn
 
 from amplifier_core.coordinator import ModuleCoordinator
-from amplifier_core.message_models import ChatRequest
+from amplifier_core.message_models import ChatRequest, response_text
 from amplifier_core.module_config import ModuleConfigError
 from amplifier_core.validation import ProviderValidator
 
@@ -67,7 +67,7 @@ async def test_keyless_base_url_uses_a_placeholder_key_for_local_servers(mounted
                                     "default_model": "qwen3:8b"})
     provider = coordinator.get("providers", "openai")
     response = await provider.complete(ChatRequest(messages=[{"role": "user", "content": "hi"}]))
-    assert response.text == "local answer"
+    assert response_text(response) == "local answer"
     assert fake_api.requests[0].path == "/v1/chat/completions"
     assert fake_api.requests[0].headers["authorization"] == "Bearer not-needed"
     assert fake_api.requests[0].json["model"] == "qwen3:8b"
@@ -80,7 +80,7 @@ async def test_openai_base_url_from_the_environment_is_honoured(mounted, fake_ap
     coordinator, _ = await mounted({"max_retries": 0})
     response = await coordinator.get("providers", "openai").complete(
         ChatRequest(messages=[{"role": "user", "content": "hi"}]))
-    assert response.text == "via env"
+    assert response_text(response) == "via env"
     assert fake_api.requests[0].path == "/v1/responses"
     assert fake_api.requests[0].headers["authorization"] == "Bearer sk-env"
 
@@ -91,7 +91,7 @@ async def test_config_base_url_wins_over_the_environment(mounted, fake_api, monk
     coordinator, _ = await mounted({"base_url": fake_api.openai_base_url, "api_key": "sk-config"})
     response = await coordinator.get("providers", "openai").complete(
         ChatRequest(messages=[{"role": "user", "content": "hi"}]))
-    assert response.text == "via config"
+    assert response_text(response) == "via config"
     assert fake_api.requests[0].headers["authorization"] == "Bearer sk-config"
 
 

@@ -22,7 +22,7 @@ from amplifier_core.llm_errors import (
     RateLimitError,
     StreamError,
 )
-from amplifier_core.message_models import ChatRequest, ToolSpec
+from amplifier_core.message_models import ChatRequest, ToolSpec, response_text
 
 APIS = ["responses", "chat"]
 TOOLS = [ToolSpec(name="write_file", description="write", parameters={"type": "object"})]
@@ -45,7 +45,7 @@ async def test_text_and_parallel_tool_calls_come_back_with_usage_and_cost(fake_a
 
     response = await provider.complete(request(stream=stream))
 
-    assert response.text == "Writing both."
+    assert response_text(response) == "Writing both."
     assert [(c.id, c.arguments) for c in provider.parse_tool_calls(response)] == [("c1", {"path": "a"}),
                                                                                   ("c2", {"path": "b"})]
     usage = response.usage
@@ -113,7 +113,7 @@ async def test_text_deltas_are_emitted_before_the_response_completes(fake_api, m
     assert seen == ["Hel"] and not task.done()
     gate.set()
     response = await asyncio.wait_for(task, timeout=10)
-    assert seen == ["Hel", "lo ", "world"] and response.text == "Hello world"
+    assert seen == ["Hel", "lo ", "world"] and response_text(response) == "Hello world"
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -124,7 +124,7 @@ async def test_rate_limit_is_retried_after_the_servers_retry_after(fake_api, mak
 
     response = await make_provider(api=api, max_retry_delay=1.0).complete(request())
 
-    assert response.text == "finally"
+    assert response_text(response) == "finally"
     [retry] = event_log.of("provider:retry")
     assert (retry["provider"], retry["attempt"], retry["delay"], retry["error_type"]) == (
         "openai", 1, 3.0, "RateLimitError")
@@ -192,7 +192,7 @@ async def test_a_cut_stream_is_retried_after_the_abort_is_announced(fake_api, ma
     fake_api.add(Fault.stream_cut(Turn(text="partial text")))
     fake_api.add(Turn(text="whole answer"))
     response = await make_provider(api=api).complete(request(stream=True))
-    assert response.text == "whole answer"
+    assert response_text(response) == "whole answer"
     names = event_log.names()
     assert names.index("llm:stream_aborted") < names.index("provider:retry")
     assert event_log.of("provider:retry")[0]["error_type"] == "StreamError"
@@ -204,7 +204,7 @@ async def test_text_with_lone_surrogates_is_sent_with_replacement_characters_ins
     # Python decodes undecodable argv/stdin/file-name bytes to lone surrogates, which UTF-8 cannot encode.
     fake_api.add(Turn(text="ok"))
     response = await make_provider(api=api).complete(ChatRequest(messages=[{"role": "user", "content": "caf\udce9"}]))
-    assert response.text == "ok"
+    assert response_text(response) == "ok"
     assert fake_api.requests[-1].user_texts[-1] == "caf\ufffd"
 
 
@@ -215,7 +215,7 @@ async def test_connection_lost_after_the_final_event_keeps_the_complete_answer_w
     fake_api.add(Fault.stream_cut(Turn(text="whole answer"), after_frames=1000))
     fake_api.add(Turn(text="a second answer"))
     response = await make_provider(api=api).complete(request(stream=True))
-    assert response.text == "whole answer"
+    assert response_text(response) == "whole answer"
     assert len(fake_api.requests) == 1
     assert event_log.of("llm:stream_aborted") == [] and event_log.of("provider:retry") == []
 

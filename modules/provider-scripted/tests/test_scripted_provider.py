@@ -13,7 +13,7 @@ from amplifier_module_provider_scripted import ScriptedProvider, mount
 
 from amplifier_core import events
 from amplifier_core.llm_errors import ConfigurationError, RateLimitError
-from amplifier_core.message_models import ChatRequest, Message
+from amplifier_core.message_models import ChatRequest, Message, response_text
 from amplifier_core.module_config import ModuleConfigError
 from amplifier_core.testing import MockCoordinator
 from amplifier_core.validation import ProviderValidator
@@ -54,7 +54,7 @@ async def test_turns_play_in_order_with_text_thinking_signature_and_tool_calls()
     assert provider.parse_tool_calls(first)[0].model_dump() == {"id": "t1", "name": "read_file",
                                                                  "arguments": {"path": "a"}}
     second = await provider.complete(ask(("user", "q"), ("tool", "contents")))
-    assert second.text == "done" and second.tool_calls is None and second.finish_reason == "end_turn"
+    assert response_text(second) == "done" and second.tool_calls is None and second.finish_reason == "end_turn"
 
 
 async def test_tool_calls_without_id_get_unique_ids() -> None:
@@ -70,15 +70,15 @@ async def test_match_picks_the_turn_whose_pattern_matches_the_last_user_or_tool_
         {"text": "about files", "match": "file"},
         {"text": "regex hit", "match": r"error \d+"},
     ]})
-    assert (await provider.complete(ask(("user", "got error 42")))).text == "regex hit"
-    assert (await provider.complete(ask(("user", "x"), ("tool", "file listing")))).text == "about files"
-    assert (await provider.complete(ask(("user", "anything")))).text == "ordered one"
+    assert response_text(await provider.complete(ask(("user", "got error 42")))) == "regex hit"
+    assert response_text(await provider.complete(ask(("user", "x"), ("tool", "file listing")))) == "about files"
+    assert response_text(await provider.complete(ask(("user", "anything")))) == "ordered one"
 
 
 async def test_match_ignores_injected_system_reminders() -> None:
     provider = await mounted({"script": [{"text": "seen the tool", "match": "tool output"}]})
     request = ask(("tool", "tool output"), ("user", "<system-reminder>be brief</system-reminder>"))
-    assert (await provider.complete(request)).text == "seen the tool"
+    assert response_text(await provider.complete(request)) == "seen the tool"
 
 
 async def test_running_out_of_turns_is_a_configuration_error_naming_the_request() -> None:
@@ -93,7 +93,7 @@ async def test_running_out_of_turns_is_a_configuration_error_naming_the_request(
 
 async def test_repeat_last_replays_the_last_turn() -> None:
     provider = await mounted({"script": ["again"], "repeat_last": True})
-    assert [(await provider.complete(ask(("user", "q")))).text for _ in range(3)] == ["again"] * 3
+    assert [response_text(await provider.complete(ask(("user", "q")))) for _ in range(3)] == ["again"] * 3
 
 
 async def test_error_turns_raise_the_named_kernel_error_and_are_consumed() -> None:
@@ -101,7 +101,7 @@ async def test_error_turns_raise_the_named_kernel_error_and_are_consumed() -> No
     with pytest.raises(RateLimitError, match="busy") as raised:
         await provider.complete(ask(("user", "q")))
     assert raised.value.retryable is True and raised.value.provider == "scripted"
-    assert (await provider.complete(ask(("user", "q")))).text == "ok"
+    assert response_text(await provider.complete(ask(("user", "q")))) == "ok"
 
 
 async def test_usage_is_scripted_or_estimated_from_text() -> None:
@@ -163,14 +163,14 @@ async def test_script_file_yaml_relative_to_the_working_directory(tmp_path: Path
     coordinator = MockCoordinator()
     coordinator.register_capability("session.working_dir", str(tmp_path))
     provider = await mounted({"script_file": "turns.yaml"}, coordinator)
-    assert (await provider.complete(ask(("user", "q")))).text == "from yaml"
+    assert response_text(await provider.complete(ask(("user", "q")))) == "from yaml"
 
 
 async def test_script_file_json_with_a_script_key(tmp_path: Path) -> None:
     path = tmp_path / "turns.json"
     path.write_text(json.dumps({"script": [{"text": "from json"}]}))
     provider = await mounted({"script_file": str(path)})
-    assert (await provider.complete(ask(("user", "q")))).text == "from json"
+    assert response_text(await provider.complete(ask(("user", "q")))) == "from json"
 
 
 async def test_parse_error_in_a_file_names_the_file_and_the_entry(tmp_path: Path) -> None:

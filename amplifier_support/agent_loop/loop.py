@@ -208,7 +208,7 @@ class AgentLoop:
         if getter is None:
             return request_models(await turn.context.get_messages())
         try:
-            return request_models(await getter(provider=turn.choice.provider))
+            return request_models(await getter(provider=turn.choice.provider if turn.choice else None))
         except TypeError:
             return request_models(await getter())
 

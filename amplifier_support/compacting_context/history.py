@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_left
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -31,7 +32,7 @@ def _call_ids(message: dict[str, Any]) -> set[str]:
 class History:
     """Messages (read-only dicts), their models, estimates and compaction units. Append-only; replaced whole."""
 
-    def __init__(self, messages: list[dict[str, Any]] = (), *, validate: bool = True) -> None:
+    def __init__(self, messages: Sequence[dict[str, Any]] = (), *, validate: bool = True) -> None:
         self.messages: list[dict[str, Any]] = []
         self.models: list[Message | None] = []
         self.estimates: list[int] = []
@@ -145,9 +146,10 @@ class History:
         self._build_models(head)
         if self._invalid and any(index >= cut or index in head for index in self._invalid):
             return None
+        built = cast("list[Message]", self.models)  # every model of the view was built and is valid (checked above)
         if not head:
-            return self.models[cut:]
-        return [self.models[index] for index in head] + self.models[cut:]
+            return built[cut:]
+        return [built[index] for index in head] + built[cut:]
 
     def _build_models(self, indices: Any) -> None:
         models, messages, invalid = self.models, self.messages, self._invalid
