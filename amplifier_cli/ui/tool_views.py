@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from amplifier_support.capability_names import UI_OUTPUT
+
 from ..errors import UsageError
 
 
@@ -43,7 +45,7 @@ def tool_modules(profile: str | None) -> list[dict[str, Any]]:
 def list_tools(profile: str | None) -> list[dict[str, Any]]:
     from ..sessions.direct_tools import tool_descriptions, tools_session
 
-    quiet = {"ui.output": {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
+    quiet = {UI_OUTPUT: {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
 
     async def work() -> list[dict[str, Any]]:
         async with tools_session(_request(profile), capabilities=quiet) as live:
@@ -72,7 +74,7 @@ def invoke_tool(name: str, arguments: dict[str, Any], *, profile: str | None, ap
 
     from .display_system import StderrDisplay
 
-    progress = {"ui.output": {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
+    progress = {UI_OUTPUT: {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
 
     async def work() -> dict[str, Any]:
         async with tools_session(_request(profile), approval_system=approval_system, display_system=StderrDisplay(),

@@ -17,13 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from amplifier_core.approval import ApprovalTimeoutError
+from amplifier_support.capability_names import APPROVAL_REMEMBER, APPROVAL_RUN_UNCONFINED
 
 from ...config.approval_rules import save_rule
 from ...config.paths import AmplifierPaths
 from .output import say, say_parts
 
-REMEMBER_CAPABILITY = "approval.remember"
-RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
 RUN_UNCONFINED_PREFIX = "run once outside the sandbox"
 
 
@@ -80,14 +79,14 @@ class ReplApproval:
             return choice
 
     def _run_unconfined(self, prompt: str) -> None:
-        grant = self.coordinator.get_capability(RUN_UNCONFINED_CAPABILITY) if self.coordinator else None
+        grant = self.coordinator.get_capability(APPROVAL_RUN_UNCONFINED) if self.coordinator else None
         if callable(grant) and grant(prompt):
             say("  runs once outside the sandbox", "warning")
         else:
             say("  (the shell tool takes no grant: it runs inside the sandbox)", "dim")
 
     def _remember(self, prompt: str) -> None:
-        remember = self.coordinator.get_capability(REMEMBER_CAPABILITY) if self.coordinator else None
+        remember = self.coordinator.get_capability(APPROVAL_REMEMBER) if self.coordinator else None
         if not callable(remember):
             say("  (allowed for this session only: no approval hook offers to remember rules)", "dim")
             return

@@ -28,6 +28,16 @@ from pydantic import ValidationError
 
 from amplifier_core import HookResult, events
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import (
+    APPROVAL_INTERACTIVE,
+    APPROVAL_REMEMBER,
+    APPROVAL_RULES,
+    APPROVAL_RUN_UNCONFINED,
+    SANDBOX_RUN_UNCONFINED_ONCE,
+    SANDBOX_STATUS,
+    SESSION_PROJECT_DIR,
+    SESSION_WORKING_DIR,
+)
 
 from .prompt_text import approval_prompt, risk_level
 from .rules import Places, Rule, RuleBook, Verdict, remembered_rule
@@ -38,12 +48,6 @@ __all__ = ["ApprovalConfig", "ApprovalHook", "Rule", "mount"]
 logger = logging.getLogger(__name__)
 
 PRIORITY = -10  # before display and logging hooks, after redaction
-SAVED_RULES_CAPABILITY = "approval.rules"
-REMEMBER_CAPABILITY = "approval.remember"
-RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
-SANDBOX_STATUS_CAPABILITY = "sandbox.status"
-INTERACTIVE_CAPABILITY = "approval.interactive"  # True when a person can answer the prompt (the app registers it)
-SANDBOX_UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
 ALLOW_ONCE, ALWAYS_ALLOW, DENY = "Allow once", "Always allow", "Deny"
 RUN_UNCONFINED = "Run once outside the sandbox"
 OPTIONS = [ALLOW_ONCE, ALWAYS_ALLOW, DENY]
@@ -118,11 +122,11 @@ class ApprovalHook:
         return self.coordinator.get_capability(name) if self.coordinator is not None else None
 
     def _interactive(self) -> bool:
-        return self._capability(INTERACTIVE_CAPABILITY) is True
+        return self._capability(APPROVAL_INTERACTIVE) is True
 
     def _places(self) -> Places:
-        cwd = self._capability("session.working_dir")
-        root = self._capability("session.project_dir")
+        cwd = self._capability(SESSION_WORKING_DIR)
+        root = self._capability(SESSION_PROJECT_DIR)
         cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
         return Places(root if isinstance(root, str) and root else cwd, cwd)
 
@@ -156,18 +160,18 @@ class ApprovalHook:
         )
 
     def _sandbox_on(self) -> bool:
-        status = self.coordinator.get_capability(SANDBOX_STATUS_CAPABILITY) if self.coordinator else None
+        status = self.coordinator.get_capability(SANDBOX_STATUS) if self.coordinator else None
         try:
             return bool(callable(status) and status().get("confined"))
         except Exception:
-            logger.exception("reading %s failed", SANDBOX_STATUS_CAPABILITY)
+            logger.exception("reading %s failed", SANDBOX_STATUS)
             return False
 
     def run_unconfined(self, prompt: str) -> bool:
         """The user chose to run the pending shell line shown with ``prompt`` once outside the sandbox: hand
         it to the shell tool. False when there is no such request or no tool takes the grant."""
         command = self._pending_commands.pop(prompt, None)
-        grant = self.coordinator.get_capability(SANDBOX_UNCONFINED_ONCE_CAPABILITY) if self.coordinator else None
+        grant = self.coordinator.get_capability(SANDBOX_RUN_UNCONFINED_ONCE) if self.coordinator else None
         if command is None or not callable(grant):
             return False
         return bool(grant(command))
@@ -206,12 +210,12 @@ def load_saved_rules(value: Any) -> list[Rule]:
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None):
     settings = parse_module_config(ApprovalConfig, config, "hooks-approval")
-    saved = load_saved_rules(coordinator.get_capability(SAVED_RULES_CAPABILITY)) if settings.use_saved_rules else []
+    saved = load_saved_rules(coordinator.get_capability(APPROVAL_RULES)) if settings.use_saved_rules else []
     hook = ApprovalHook(settings, saved, coordinator.hooks, coordinator)
     unregister = coordinator.hooks.register(events.TOOL_PRE, hook.on_tool_pre, priority=PRIORITY,
                                             name="hooks-approval")
-    coordinator.register_capability(REMEMBER_CAPABILITY, hook.remember)
-    coordinator.register_capability(RUN_UNCONFINED_CAPABILITY, hook.run_unconfined)
+    coordinator.register_capability(APPROVAL_REMEMBER, hook.remember)
+    coordinator.register_capability(APPROVAL_RUN_UNCONFINED, hook.run_unconfined)
 
     def cleanup() -> None:
         unregister()

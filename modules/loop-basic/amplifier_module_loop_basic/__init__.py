@@ -12,7 +12,6 @@ from amplifier_core.module_config import parse_module_config
 
 from .config import LoopConfig
 from .loop import AgentLoop
-from .provider_choice import OVERRIDES_CAPABILITY
 
 __amplifier_module_type__ = "orchestrator"
 
@@ -27,4 +26,4 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     return None
 
 
-__all__ = ["OVERRIDES_CAPABILITY", "AgentLoop", "BasicOrchestrator", "LoopConfig", "mount"]
+__all__ = ["AgentLoop", "BasicOrchestrator", "LoopConfig", "mount"]
