@@ -81,7 +81,7 @@ async def _tools(repl: Any, argument: str) -> bool:
 
 
 async def _mcp(repl: Any, argument: str) -> bool:
-    from ..mcp_views import session_server_lines
+    from ...ui.mcp_server_lines import session_server_lines
 
     live = await repl.session()
     if live is None:

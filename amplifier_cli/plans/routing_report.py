@@ -1,36 +1,17 @@
-"""`amplifier routing list|use|show`: upstream's routing matrices, resolved against the providers the active
-profile mounts (with settings and keys as a session would see them)."""
+"""`amplifier routing show`: a routing matrix resolved against the providers the active profile mounts (with
+settings and keys as a session would see them)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ..config.paths import AmplifierPaths
-from ..config.routing_matrix import active_matrix_name, load_matrix, matrix_files, resolve_role
-from ..config.settings import Scope, load_settings, update_scope, writable_scope_path
+from ..config.routing_matrix import active_matrix_name, load_matrix, resolve_role
+from ..config.settings import load_settings
 
 
 def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
     return paths or AmplifierPaths.discover()
-
-
-def matrix_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
-    paths = _paths(paths)
-    active = active_matrix_name(load_settings(paths))
-    rows = []
-    for name, origin, path in matrix_files(paths):
-        matrix = load_matrix(name, paths)
-        rows.append({"name": name, "origin": origin, "path": str(path), "active": name == active,
-                     "description": matrix.data.description, "roles": sorted(matrix.data.roles)})
-    return rows
-
-
-def use_matrix(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> Path:
-    paths = _paths(paths)
-    writable_scope_path(paths, scope)
-    load_matrix(name, paths)  # checked before it is written
-    return update_scope(paths, scope, ("routing", "matrix"), name)
 
 
 def plan_providers(plan: dict[str, Any]) -> dict[str, list[str] | None]:
@@ -44,7 +25,7 @@ def plan_providers(plan: dict[str, Any]) -> dict[str, list[str] | None]:
 
 
 def show_matrix(name: str | None, paths: AmplifierPaths | None = None) -> dict[str, Any]:
-    from ..plans.plan import build_plan
+    from .plan import build_plan
 
     paths = _paths(paths)
     settings = load_settings(paths)

@@ -1,4 +1,5 @@
-"""What `amplifier tool list|info|invoke` show: tools of a profile, one tool's schema, one direct call."""
+"""`amplifier tool list|info|invoke`: a session's tools listed, and one tool called directly, through the
+session's approval hooks and sandbox, with approval asked and progress shown on stderr."""
 
 from __future__ import annotations
 
@@ -10,21 +11,6 @@ from typing import Any
 from amplifier_support.capability_names import UI_OUTPUT
 
 from ..errors import UsageError
-
-
-def parse_tool_arguments(pairs: list[str]) -> dict[str, Any]:
-    """`key=value` pairs; a value that parses as JSON (numbers, true, lists, objects, "quoted") is that value."""
-    arguments: dict[str, Any] = {}
-    for pair in pairs:
-        key, equals, raw = pair.partition("=")
-        if not equals or not key:
-            raise UsageError.single(f"argument '{pair}' is not key=value",
-                                    fix='write each argument as key=value, e.g. command="ls -la"')
-        try:
-            arguments[key] = json.loads(raw)
-        except ValueError:
-            arguments[key] = raw
-    return arguments
 
 
 def _request(profile: str | None) -> Any:
