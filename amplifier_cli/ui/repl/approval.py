@@ -17,25 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from amplifier_core.approval import ApprovalTimeoutError
+from amplifier_support.approval_choices import ApprovalChoice
 from amplifier_support.capability_names import APPROVAL_REMEMBER, APPROVAL_RUN_UNCONFINED
 
 from ...config.approval_rules import save_rule
 from ...config.paths import AmplifierPaths
 from .output import say, say_parts
-
-RUN_UNCONFINED_PREFIX = "run once outside the sandbox"
-
-
-def _is_always(option: str) -> bool:
-    text = option.strip().lower()
-    return text in {"always allow", "allow always"}
-
-
-def _find(options: list[str], word: str) -> str | None:
-    for option in options:
-        if option.strip().lower().startswith(word):
-            return option
-    return None
 
 
 class ReplApproval:
@@ -71,11 +58,12 @@ class ReplApproval:
             if self._interrupted and self.coordinator is not None:
                 say("  Stopping the turn (Ctrl-C).", "warning")
                 await self.coordinator.request_cancel(immediate=False)
-            if _is_always(choice):
+            picked = ApprovalChoice.of(choice)
+            if picked is ApprovalChoice.ALWAYS_ALLOW:
                 self._remember(prompt)
-            if choice.strip().lower().startswith(RUN_UNCONFINED_PREFIX):
+            if picked is ApprovalChoice.RUN_UNCONFINED_ONCE:  # the kernel knows no such answer: it is allowed once
                 self._run_unconfined(prompt)
-                return _find(options, "allow once") or "Allow once"
+                return ApprovalChoice.ALLOW_ONCE.among(options) or ApprovalChoice.ALLOW_ONCE.label
             return choice
 
     def _run_unconfined(self, prompt: str) -> None:
@@ -108,8 +96,8 @@ async def choose_option(options: list[str], on_interrupt: Callable[[], None] | N
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    deny = _find(options, "deny") or options[-1]
-    allow = _find(options, "allow") or options[0]
+    deny = ApprovalChoice.DENY.among(options) or options[-1]
+    allow = ApprovalChoice.ALLOW_ONCE.among(options) or options[0]
     picks = {str(index): option for index, option in enumerate(options[:9], start=1)}
     picks.update({"y": allow, "n": deny, "d": deny})
     bindings = KeyBindings()

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from amplifier_core import HookResult, events
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.approval_choices import ApprovalChoice
 from amplifier_support.capability_names import (
     APPROVAL_INTERACTIVE,
     APPROVAL_REMEMBER,
@@ -48,9 +49,7 @@ __all__ = ["ApprovalConfig", "ApprovalHook", "Rule", "mount"]
 logger = logging.getLogger(__name__)
 
 PRIORITY = -10  # before display and logging hooks, after redaction
-ALLOW_ONCE, ALWAYS_ALLOW, DENY = "Allow once", "Always allow", "Deny"
-RUN_UNCONFINED = "Run once outside the sandbox"
-OPTIONS = [ALLOW_ONCE, ALWAYS_ALLOW, DENY]
+OPTIONS = [ApprovalChoice.ALLOW_ONCE, ApprovalChoice.ALWAYS_ALLOW, ApprovalChoice.DENY]
 
 
 class ApprovalConfig(ModuleConfig):
@@ -139,12 +138,12 @@ class ApprovalHook:
         if prompt in self._pending:  # same request twice (parallel calls): keep the prompts apart
             prompt = f"{prompt}\n(call {data.get('tool_call_id') or len(self._pending)})"
         self._pending[prompt] = None if verdict.always_ask else rule
-        options = list(OPTIONS)
+        choices = list(OPTIONS)
         if verdict.always_ask:
-            options.remove(ALWAYS_ALLOW)  # no rule can allow what cannot be judged or a protected place
+            choices.remove(ApprovalChoice.ALWAYS_ALLOW)  # no rule can allow what cannot be judged or a protected place
         if shell and isinstance(tool_input.get("command"), str) and self._sandbox_on():
             self._pending_commands[prompt] = tool_input["command"]
-            options.append(RUN_UNCONFINED)  # last: the riskiest choice is never the one a habit picks
+            choices.append(ApprovalChoice.RUN_UNCONFINED_ONCE)  # last: the riskiest is never the one a habit picks
         await self._emit(events.APPROVAL_REQUIRED, {
             "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
             "parsed": verdict.commands, "unjudged": verdict.unjudged, "protected": verdict.protected,
@@ -153,7 +152,7 @@ class ApprovalHook:
         return HookResult(
             action="ask_user",
             approval_prompt=prompt,
-            approval_options=options,
+            approval_options=[choice.label for choice in choices],
             approval_timeout=self.config.timeout,
             approval_default=self.config.timeout_action,
             reason=verdict.reason,
