@@ -20,7 +20,6 @@ from typing import Any
 
 from .credentials import is_credential_name
 
-SECRETS_CAPABILITY = "secrets.values"
 MIN_SECRET_LENGTH = 8  # shorter values are too likely to be ordinary text ("true", a port number)
 KEY_LIKE_FIELD = re.compile(r"(?:^|[_-])(?:api[_-]?key|key|token|secret|password|passwd|credentials?|auth|"
                             r"authorization|private[_-]?key)$", re.IGNORECASE)

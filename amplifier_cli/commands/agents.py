@@ -24,7 +24,7 @@ def list_agents(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List agents: .amplifier/agents/ (project) > the user config dir's agents/ > the profile's agents:."""
-    from ..ui.agent_views import agent_listing, catalog_for, searched_dirs
+    from ..plans.agents.listing import agent_listing, catalog_for, searched_dirs
 
     catalog, profile_name = catalog_for(profile)
     rows = agent_listing(catalog)
@@ -53,7 +53,7 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show an agent: where it is defined, its instruction and how its session differs from its parent's."""
-    from ..ui.agent_views import agent_detail, catalog_for
+    from ..plans.agents.listing import agent_detail, catalog_for
 
     catalog, _profile_name = catalog_for(profile)
     info = agent_detail(catalog, name)

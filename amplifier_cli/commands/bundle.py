@@ -36,7 +36,7 @@ def _optional_scope(local: bool, project: bool, global_: bool):
 @app.command("list")
 def list_bundles(json_output: bool = JsonOpt, output: str = OutputOpt) -> None:
     """Bundles and profiles found by name, and the ones registered with `bundle add`."""
-    from ..ui.bundle_views import bundle_listing
+    from ..plans.profile_listing import bundle_listing
     from ..ui.tables import print_json, print_table
 
     rows = bundle_listing()
@@ -57,8 +57,7 @@ def show(
     """The bundle's file, what it includes, and the mount plan it makes."""
     from ..config.paths import AmplifierPaths
     from ..config.settings import load_settings
-    from ..ui.bundle_views import current_bundle
-    from ..ui.profile_views import describe_profile
+    from ..plans.profile_listing import current_bundle, describe_profile
 
     paths = AmplifierPaths.discover()
     reference = load_settings(paths).bundle_reference(name) if name else current_bundle(paths)["reference"]
@@ -83,7 +82,7 @@ def use(name: str = typer.Argument(..., help="Bundle (or profile) name, path or 
         local: bool = LocalOpt, project: bool = ProjectOpt, global_: bool = GlobalOpt) -> None:
     """Make NAME the active bundle (`bundle.active`) in a settings scope; it is loaded and checked first."""
     from ..config.scope_flags import scope_from_flags
-    from ..ui.bundle_views import use_bundle
+    from ..plans.profile_choice import use_bundle
 
     scope = scope_from_flags(local, project, global_)
     path = use_bundle(name, scope)
@@ -93,7 +92,7 @@ def use(name: str = typer.Argument(..., help="Bundle (or profile) name, path or 
 @app.command("current")
 def current(json_output: bool = JsonOpt, output: str = OutputOpt) -> None:
     """Which bundle a session would use, and which settings file chose it."""
-    from ..ui.bundle_views import current_bundle
+    from ..plans.profile_listing import current_bundle
 
     info = current_bundle()
     if _as_json(json_output, output):
@@ -113,7 +112,7 @@ def add(uri: str = typer.Argument(..., help="git+URL[@ref][#subdirectory=...], a
         local: bool = LocalOpt, project: bool = ProjectOpt, global_: bool = GlobalOpt) -> None:
     """Register a bundle under a name (loaded and checked first), for `bundle use NAME` and `run -B NAME`."""
     from ..config.scope_flags import scope_from_flags
-    from ..ui.bundle_views import add_bundle
+    from ..plans.profile_choice import add_bundle
 
     scope = scope_from_flags(local, project, global_)
     registered, path = add_bundle(uri, name, scope)
@@ -125,7 +124,7 @@ def add(uri: str = typer.Argument(..., help="git+URL[@ref][#subdirectory=...], a
 def remove(name: str = typer.Argument(..., help="Registered bundle name."),
            local: bool = LocalOpt, project: bool = ProjectOpt, global_: bool = GlobalOpt) -> None:
     """Forget a registration (from the given scope, else every scope that has it)."""
-    from ..ui.bundle_views import remove_bundle
+    from ..config.bundle_settings import remove_bundle
 
     for path in remove_bundle(name, _optional_scope(local, project, global_)):
         typer.echo(f"Removed bundle '{name}' from {path}")
@@ -134,7 +133,7 @@ def remove(name: str = typer.Argument(..., help="Registered bundle name."),
 @app.command("clear")
 def clear(local: bool = LocalOpt, project: bool = ProjectOpt, global_: bool = GlobalOpt) -> None:
     """Go back to the default bundle: forget the active bundle (at one scope, or at all of them)."""
-    from ..ui.bundle_views import clear_bundle
+    from ..config.bundle_settings import clear_bundle
 
     cleared = clear_bundle(_optional_scope(local, project, global_))
     for scope, path in cleared:
@@ -148,10 +147,10 @@ def update(name: str = typer.Argument(None, help="Accepted for upstream's form; 
            check: bool = typer.Option(False, "--check", help="Only say what would be fetched."),
            json_output: bool = JsonOpt) -> None:
     """Re-fetch bundles and modules fetched from git branches (tags and commits stay pinned)."""
-    from ..ui.source_views import update_modules
+    from ..plans.sources.checkouts import update_modules
 
     if check:
-        from ..ui.maintenance_views import cached_checkouts
+        from ..plans.sources.checkouts import cached_checkouts
 
         rows = cached_checkouts()
         if json_output:

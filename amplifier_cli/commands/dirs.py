@@ -18,7 +18,7 @@ def _group(key: str, what: str) -> typer.Typer:
     def list_dirs(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
                   output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
         """Every scope's entries, and a project's that wait for trust."""
-        from ..ui.maintenance_views import dir_listing
+        from ..config.dir_settings import dir_listing
 
         rows = dir_listing(key)
         if json_output or output == "json":
@@ -42,8 +42,8 @@ def _group(key: str, what: str) -> typer.Typer:
     def add(path: str = typer.Argument(..., help="Directory (relative paths are made absolute)."),
             local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
         """Add a directory at a scope."""
+        from ..config.dir_settings import change_dir
         from ..config.scope_flags import scope_from_flags
-        from ..ui.maintenance_views import change_dir
 
         scope = scope_from_flags(local, project, global_)
         typer.echo(f"Added {path} to {key} ({scope} scope, {change_dir(key, path, scope, add=True)})")
@@ -52,8 +52,8 @@ def _group(key: str, what: str) -> typer.Typer:
     def remove(path: str = typer.Argument(..., help="Directory."),
                local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
         """Remove a directory from a scope."""
+        from ..config.dir_settings import change_dir
         from ..config.scope_flags import scope_from_flags
-        from ..ui.maintenance_views import change_dir
 
         scope = scope_from_flags(local, project, global_)
         typer.echo(f"Removed {path} from {key} ({scope} scope, {change_dir(key, path, scope, add=False)})")

@@ -35,7 +35,7 @@ def _pairs(values: list[str], separator: str, option: str) -> dict[str, str]:
 def list_servers(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Servers of every scope (upstream ~/.amplifier/mcp.json, user, project, shared, $AMPLIFIER_MCP_CONFIG); a later
     scope overrides an earlier one by name."""
-    from ..ui.mcp_views import server_rows
+    from ..config.mcp_server_listing import server_rows
 
     rows = server_rows()
     if json_output:
@@ -67,9 +67,9 @@ def add(
 ) -> None:
     """Add (or replace) server NAME: `amplifier mcp add time -- uvx mcp-server-time` or
     `amplifier mcp add docs https://host/mcp -H 'Authorization: Bearer ${TOKEN}'`."""
+    from ..config.mcp_server_listing import scope_from_flags
     from ..config.mcp_servers import add_server, server_spec
     from ..config.paths import AmplifierPaths
-    from ..ui.mcp_views import scope_from_flags
 
     scope = scope_from_flags(global_, project, shared) or "user"
     spec = server_spec(list(target or []), transport=transport, env=_pairs(env, "=", "--env"),
@@ -93,9 +93,9 @@ def remove(
     shared: bool = typer.Option(False, "--shared", help=SHARED_HELP),
 ) -> None:
     """Remove server NAME from the scope given, or from the one file that defines it."""
+    from ..config.mcp_server_listing import scope_from_flags
     from ..config.mcp_servers import remove_server
     from ..config.paths import AmplifierPaths
-    from ..ui.mcp_views import scope_from_flags
 
     path = remove_server(AmplifierPaths.discover(), name, scope_from_flags(global_, project, shared))
     typer.echo(f"Removed MCP server '{name}' from {path}")
@@ -107,7 +107,7 @@ def get(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """The definition of server NAME that sessions use, and the file it comes from."""
-    from ..ui.mcp_views import server_definition
+    from ..config.mcp_server_listing import server_definition
 
     row = server_definition(name)
     if json_output:

@@ -19,7 +19,7 @@ def list_modules(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Installed modules, the active profile's modules and cached git checkouts."""
-    from ..ui.source_views import module_listing
+    from ..plans.module_report import module_listing
 
     rows = module_listing(module_type=module_type)
     if json_output:
@@ -52,7 +52,7 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Type, where it resolves from (every layer), whether the active profile uses it."""
-    from ..ui.source_views import module_details
+    from ..plans.module_report import module_details
 
     info = module_details(module_id)
     if json_output:
@@ -125,7 +125,7 @@ def _print_report(report: object) -> None:
 @app.command("update")
 def update(module_id: str = typer.Argument(None, help="Only this module (default: every cached git module).")) -> None:
     """Re-fetch cached git modules that follow a branch; tags and commits stay as they are."""
-    from ..ui.source_views import update_modules
+    from ..plans.sources.checkouts import update_modules
 
     results = update_modules(module_id)
     if not results:
@@ -153,8 +153,8 @@ def add(
 ) -> None:
     """Add a module to every session (settings `modules.<type>`; tools and hooks are mounted on top of the
     profile's)."""
+    from ..config.module_settings import add_module, module_section
     from ..config.scope_flags import scope_from_flags
-    from ..ui.maintenance_views import add_module, module_section
 
     scope = scope_from_flags(local, project, global_)
     path = add_module(module_id, source, scope)
@@ -168,8 +168,8 @@ def remove(
     local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL,
 ) -> None:
     """Remove a module added with `module add` from a scope's settings."""
+    from ..config.module_settings import remove_module
     from ..config.scope_flags import scope_from_word_or_flags
-    from ..ui.maintenance_views import remove_module
 
     scope = scope_from_word_or_flags(scope_word, local, project, global_)
     path = remove_module(module_id, scope)
@@ -180,7 +180,7 @@ def remove(
 def current(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
             output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
     """Modules added in settings (every scope), as `module add` wrote them."""
-    from ..ui.maintenance_views import current_modules
+    from ..config.module_settings import current_modules
 
     rows = current_modules()
     if json_output or output == "json":
@@ -209,7 +209,7 @@ def check_updates(json_output: bool = typer.Option(False, "--json", help="Print 
     """Ask each cached git checkout's remote (`git ls-remote`) what it has now: a branch that moved can be
     re-fetched with `module refresh`; a pinned tag shows the remote's newest version tag. Exit 1 when a remote
     could not be asked."""
-    from ..ui.maintenance_views import check_updates as checked
+    from ..plans.sources.checkouts import check_updates as checked
 
     rows = checked(timeout=timeout)
     if json_output or output == "json":

@@ -16,7 +16,7 @@ def register(root: typer.Typer) -> None:
 def status(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
            output: str = typer.Option(None, "--output", "-o", help="text or json.")) -> None:
     """Whether desktop notifications are on, and which settings scope says so."""
-    from ..ui.maintenance_views import notify_status
+    from ..config.notify_settings import notify_status
 
     info = notify_status()
     if json_output or output == "json":
@@ -39,9 +39,9 @@ def desktop(
     global_: bool = typer.Option(False, "--global"),
 ) -> None:
     """Turn the end-of-turn notification on or off (default scope: global)."""
+    from ..config.notify_settings import set_desktop
     from ..config.scope_flags import scope_from_word_or_flags
     from ..errors import UsageError
-    from ..ui.maintenance_views import set_desktop
 
     wanted = {"on": True, "off": False, None: None}.get(state.lower() if state else None, "bad")
     if wanted == "bad" or (enable and disable) or (wanted is not None and (enable or disable)):
@@ -60,8 +60,8 @@ def reset(
     scope_word: str = typer.Option(None, "--scope", help="Only this scope: local, project or global."),
 ) -> None:
     """Forget the notification settings (one scope, or all)."""
+    from ..config.notify_settings import reset_notify
     from ..config.scope_flags import scope_from_word
-    from ..ui.maintenance_views import reset_notify
 
     paths = reset_notify(scope_from_word(scope_word) if scope_word else None)
     for path in paths:

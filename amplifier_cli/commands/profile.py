@@ -14,7 +14,7 @@ def register(root: typer.Typer) -> None:
 @app.command("list")
 def list_profiles(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List profiles (project > user > bundled; a name found in several places uses the first)."""
-    from ..ui.profile_views import profile_listing
+    from ..plans.profile_listing import profile_listing
 
     rows = profile_listing()
     if json_output:
@@ -38,7 +38,7 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show a profile file, or with --resolved the mount plan it produces (${VAR} references kept)."""
-    from ..ui.profile_views import describe_profile
+    from ..plans.profile_listing import describe_profile
 
     info = describe_profile(name, resolved=resolved)
     if json_output:
@@ -71,7 +71,7 @@ def use(
 ) -> None:
     """Make NAME the active profile in a settings scope (it is loaded and validated first)."""
     from ..config.scope_flags import scope_from_flags
-    from ..ui.profile_views import use_profile
+    from ..plans.profile_choice import use_profile
 
     scope = scope_from_flags(local, project, global_)
     path = use_profile(name, scope)
@@ -81,7 +81,7 @@ def use(
 @app.command("current")
 def current(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Which profile a session would use, and which settings file chose it."""
-    from ..ui.profile_views import current_profile
+    from ..plans.profile_listing import current_profile
 
     info = current_profile()
     if json_output:

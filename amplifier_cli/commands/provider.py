@@ -46,7 +46,7 @@ def _read_key(name: str) -> str:
 def _maybe_save_key(name: str, save_key: bool) -> None:
     if not save_key:
         return
-    from ..ui.provider_views import save_provider_key
+    from ..config.provider_settings import save_provider_key
 
     env, path = save_provider_key(name, _read_key(name))
     typer.echo(f"Saved {env} in the key store {path} (read by every session; never in settings)")
@@ -55,7 +55,7 @@ def _maybe_save_key(name: str, save_key: bool) -> None:
 @app.command("list")
 def list_providers(json_output: bool = _JSON, output: str = _OUTPUT) -> None:
     """Providers available here, where their key comes from, and which one is the default."""
-    from ..ui.provider_views import provider_listing
+    from ..plans.provider_listing import provider_listing
     from ..ui.tables import print_json, print_table
 
     rows = provider_listing()
@@ -70,7 +70,7 @@ def list_providers(json_output: bool = _JSON, output: str = _OUTPUT) -> None:
 @app.command("current")
 def current(json_output: bool = _JSON, output: str = _OUTPUT, bundle: str = _BUNDLE) -> None:
     """The provider and model the next session uses, and which settings chose it."""
-    from ..ui.provider_views import current_provider
+    from ..plans.provider_listing import current_provider
 
     info = current_provider(bundle=bundle)
     if _json(json_output, output):
@@ -90,7 +90,7 @@ def use(name: str = typer.Argument(..., help="Provider id (anthropic, openai, ..
         model: str = _MODEL, endpoint: str = _ENDPOINT, key_env: str = _KEY_ENV, save_key: bool = _SAVE_KEY,
         local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
     """Make NAME the default provider (priority 1 in `config.providers` at the scope)."""
-    from ..ui.provider_views import provider_config, provider_id, write_provider
+    from ..config.provider_settings import provider_config, provider_id, write_provider
 
     scope = _scope(local, project, global_)
     _maybe_save_key(name, save_key)
@@ -105,8 +105,8 @@ def add(name: str = typer.Argument(..., help="Provider id (its module is provide
         local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
     """Configure a provider without making it the default (sessions mount it beside the profile's)."""
     from ..config.paths import AmplifierPaths
+    from ..config.provider_settings import provider_config, provider_id, write_provider
     from ..config.source_uri import normalize_source_uri
-    from ..ui.provider_views import provider_config, provider_id, write_provider
 
     scope = _scope(local, project, global_)
     _maybe_save_key(name, save_key)
@@ -123,8 +123,8 @@ def edit(name: str = typer.Argument(..., help="Provider id."),
          save_key: bool = _SAVE_KEY,
          local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
     """Change a configured provider's settings at a scope."""
-    from ..ui.provider_views import edit_provider, provider_config, provider_id
-    from ..ui.tool_views import parse_tool_arguments
+    from ..config.provider_settings import edit_provider, provider_config, provider_id
+    from .tool_arguments import parse_tool_arguments
 
     scope = _scope(local, project, global_)
     _maybe_save_key(name, save_key)
@@ -143,7 +143,7 @@ def remove(name: str = typer.Argument(..., help="Provider id."),
            scope_word: str = typer.Argument(None, metavar="[SCOPE]", help="local, project or global."),
            local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
     """Drop a provider from a scope's `config.providers`."""
-    from ..ui.provider_views import provider_id, remove_provider
+    from ..config.provider_settings import provider_id, remove_provider
 
     scope = _scope(local, project, global_, scope_word)
     typer.echo(f"Removed provider {provider_id(name)} ({scope} scope, {remove_provider(name, scope)})")
@@ -154,7 +154,7 @@ def reset(scope_word: str = typer.Argument(None, metavar="[SCOPE]", help="local,
           scope_opt: str = typer.Option(None, "--scope", help="local, project or global."),
           local: bool = _LOCAL, project: bool = _PROJECT, global_: bool = _GLOBAL) -> None:
     """Forget a scope's provider settings (sessions use the profile's providers again)."""
-    from ..ui.provider_views import reset_providers
+    from ..config.provider_settings import reset_providers
 
     scope = _scope(local, project, global_, scope_word or scope_opt)
     typer.echo(f"Provider settings removed ({scope} scope, {reset_providers(scope)}); using the profile's providers")
@@ -164,7 +164,7 @@ def reset(scope_word: str = typer.Argument(None, metavar="[SCOPE]", help="local,
 def test(name: str = typer.Argument(None, help="Provider id (default: the current one)."),
          bundle: str = _BUNDLE, json_output: bool = _JSON, output: str = _OUTPUT) -> None:
     """One cheap request; says in one line what failed (auth, network, model) or that it works."""
-    from ..ui.provider_views import test_provider
+    from ..sessions.provider_checks import test_provider
 
     result = test_provider(name, bundle)
     if _json(json_output, output):
@@ -183,7 +183,7 @@ def test(name: str = typer.Argument(None, help="Provider id (default: the curren
 def models(name: str = typer.Argument(None, help="Provider id (default: the current one)."),
            bundle: str = _BUNDLE, json_output: bool = _JSON, output: str = _OUTPUT) -> None:
     """The models the provider offers (asked from its API when reachable)."""
-    from ..ui.provider_views import list_models
+    from ..sessions.provider_checks import list_models
 
     rows = list_models(name, bundle)
     if _json(json_output, output):

@@ -16,7 +16,7 @@ def register(root: typer.Typer) -> None:
 def list_matrices(json_output: bool = typer.Option(False, "--json", help="Print JSON."),
                   output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
     """Matrices found (user `<config dir>/routing/*.yaml`, then bundled); the active one is marked."""
-    from ..ui.routing_views import matrix_listing
+    from ..config.routing_settings import matrix_listing
     from ..ui.tables import print_json, print_table
 
     rows = matrix_listing()
@@ -33,8 +33,8 @@ def use(name: str = typer.Argument(..., help="Matrix name."),
         local: bool = typer.Option(False, "--local"), project: bool = typer.Option(False, "--project"),
         global_: bool = typer.Option(False, "--global")) -> None:
     """Choose the matrix (settings `routing.matrix`, default scope: global)."""
+    from ..config.routing_settings import use_matrix
     from ..config.scope_flags import scope_from_flags
-    from ..ui.routing_views import use_matrix
 
     scope = scope_from_flags(local, project, global_)
     typer.echo(f"Routing matrix: {name} ({scope} scope, {use_matrix(name, scope)})")
@@ -45,7 +45,7 @@ def show(name: str = typer.Argument(None, help="Matrix name (default: the active
          json_output: bool = typer.Option(False, "--json", help="Print JSON."),
          output: str = typer.Option(None, "--output", "-o", help="table or json.")) -> None:
     """Each role, and the provider/model it resolves to with the active profile's providers."""
-    from ..ui.routing_views import show_matrix
+    from ..sessions.routing_report import show_matrix
     from ..ui.tables import print_json, print_table
 
     info = show_matrix(name)

@@ -38,8 +38,8 @@ def list_sessions(
     children: bool = typer.Option(False, "--children", help="Include sub-agent sessions."),
 ) -> None:
     """Sessions of this project, most recent first."""
+    from ..sessions.session_summaries import summary_row
     from ..sessions.store.locations import project_key
-    from ..ui.session_views import summary_row
 
     if limit < 0:
         from ..errors import UsageError
@@ -84,7 +84,7 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Metadata and the last messages of a session."""
-    from ..ui.session_views import session_detail
+    from ..sessions.session_summaries import session_detail
 
     store, record = _find(session_id)
     detail = session_detail(record, store.children_of(record.session_id))
@@ -181,7 +181,7 @@ def cleanup(
     from ..errors import UsageError
     from ..sessions.store import SessionInUseError
     from ..sessions.store.locations import project_key
-    from ..ui.session_views import cleanup_lines
+    from ..ui.session_cleanup_lines import cleanup_lines
 
     if days < 0:
         raise UsageError.single("--days must be 0 or more", fix="e.g. --days 30")

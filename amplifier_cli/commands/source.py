@@ -16,7 +16,7 @@ def register(root: typer.Typer) -> None:
 @app.command("list")
 def list_sources(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Source overrides from all settings scopes (the winning scope for each id)."""
-    from ..ui.source_views import source_listing
+    from ..config.source_settings import source_listing
 
     rows = source_listing()
     if json_output:
@@ -40,7 +40,7 @@ def show(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """What every resolution layer answers for MODULE_ID, and which one wins."""
-    from ..ui.source_views import explain_source
+    from ..plans.module_report import explain_source
 
     info = explain_source(module_id)
     if json_output:
@@ -69,7 +69,7 @@ def add(
 ) -> None:
     """Use URI for MODULE_ID (paths are stored absolute)."""
     from ..config.scope_flags import scope_from_word_or_flags
-    from ..ui.source_views import add_source
+    from ..config.source_settings import add_source
 
     chosen = scope_from_word_or_flags(scope, local, project, global_)
     stored, path = add_source(module_id, uri, chosen)
@@ -86,7 +86,7 @@ def remove(
 ) -> None:
     """Remove the override for MODULE_ID from a scope."""
     from ..config.scope_flags import scope_from_word_or_flags
-    from ..ui.source_views import remove_source
+    from ..config.source_settings import remove_source
 
     chosen = scope_from_word_or_flags(scope, local, project, global_)
     path = remove_source(module_id, chosen)

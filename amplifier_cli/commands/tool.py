@@ -29,18 +29,18 @@ def list_tools(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """The tools a profile mounts (mounting them as a session would, with no model)."""
-    from ..ui import tool_views
+    from ..ui import direct_tool_calls
     from ..ui.tables import print_json, print_table
 
     as_json = _json_wanted(json_output, output)
     if modules:
-        rows = tool_views.tool_modules(profile)
+        rows = direct_tool_calls.tool_modules(profile)
         if as_json:
             print_json(rows)
         else:
             print_table("Tool modules", ["Module", "Source"], [(r["module"], r["source"]) for r in rows])
         return
-    rows = tool_views.list_tools(profile)
+    rows = direct_tool_calls.list_tools(profile)
     if as_json:
         print_json([{key: r[key] for key in ("name", "description", "module")} for r in rows])
         return
@@ -59,9 +59,9 @@ def info(
     """A tool's description and input schema."""
     import json
 
-    from ..ui import tool_views
+    from ..ui import direct_tool_calls
 
-    row = tool_views.tool_info(name, profile)
+    row = direct_tool_calls.tool_info(name, profile)
     if _json_wanted(json_output, output):
         from ..ui.tables import print_json
 
@@ -84,19 +84,20 @@ def invoke(
 ) -> None:
     """Call a tool directly, with no model: the same approval hooks and sandbox as the model's calls."""
     from ..commands.launch import APPROVAL_MODES, _check_choice
-    from ..ui import tool_views
+    from ..ui import direct_tool_calls
+    from .tool_arguments import parse_tool_arguments
 
     _check_choice(approval, APPROVAL_MODES, "--approval")
     as_json = _json_wanted(json_output, output)
-    outcome = tool_views.invoke_tool(name, tool_views.parse_tool_arguments(arguments or []), profile=profile,
-                                     approval=approval)
+    outcome = direct_tool_calls.invoke_tool(name, parse_tool_arguments(arguments or []), profile=profile,
+                                            approval=approval)
     if as_json:
         from ..ui.tables import print_json
 
         print_json(outcome)
     else:
         if "output" in outcome:
-            typer.echo(tool_views.output_text(outcome["output"]))
+            typer.echo(direct_tool_calls.output_text(outcome["output"]))
         if outcome["status"] != "success":
             typer.echo(f"Error: {outcome.get('error') or 'the tool failed'}", err=True)
     raise typer.Exit(0 if outcome["status"] == "success" else 1)

@@ -14,7 +14,7 @@ def register(root: typer.Typer) -> None:
         json_output: bool = typer.Option(False, "--json", help="Print JSON."),
     ) -> None:
         """How to update this install (and its cached git modules)."""
-        from ..ui.maintenance_views import install_kind, update_advice
+        from ..ui.update_advice import install_kind, update_advice
 
         info = install_kind()
         if json_output:

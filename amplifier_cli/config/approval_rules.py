@@ -17,7 +17,6 @@ from typing import Any
 from .paths import AmplifierPaths
 from .settings import SCOPES, Settings
 
-SAVED_RULES_CAPABILITY = "approval.rules"
 REMEMBERED_FILE = "project-approvals.yaml"
 
 

@@ -20,8 +20,23 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core import AmplifierSession
+from amplifier_support.capability_names import (
+    APP_USER_CONFIG_DIR,
+    APPROVAL_INTERACTIVE,
+    APPROVAL_RULES,
+    CONTEXT_TRANSCRIPT_PATH,
+    MODEL_ROLE_RESOLVER,
+    ROUTING_RESOLVE_ROLE,
+    SECRETS_VALUES,
+    SESSION_DIR,
+    SESSION_PROJECT_DIR,
+    SESSION_PROJECT_TRUSTED,
+    SESSION_SANDBOX_MODE,
+    SESSION_TRANSCRIPT_PATH,
+    SESSION_WORKING_DIR,
+)
 
-from ..config.approval_rules import SAVED_RULES_CAPABILITY, saved_rules
+from ..config.approval_rules import saved_rules
 from ..config.env_refs import expand_for_mount
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
@@ -33,7 +48,7 @@ from ..plans.sandbox_mode import plan_sandbox_mode
 from .live import LiveSession  # re-exported for callers
 from .request import SessionRequest  # re-exported for callers
 from .sdk_imports import start_sdk_import
-from .secrets import SECRETS_CAPABILITY, session_secrets
+from .secrets import session_secrets
 from .spawner import SubAgentSpawner
 from .store import SessionRecord, SessionStore, repair_transcript
 from .store.locations import project_key, session_store_for  # re-exported for callers
@@ -43,8 +58,6 @@ from .usage import UsageTracker
 __all__ = ["LiveSession", "SessionRequest", "interactive_stdin", "open_session", "project_key", "session_store_for"]
 
 PLAN_FILE = "mount_plan.json"
-PROJECT_TRUSTED_CAPABILITY = "session.project_trusted"
-INTERACTIVE_APPROVAL_CAPABILITY = "approval.interactive"
 
 
 class _MountLogCapture(logging.Handler):
@@ -213,29 +226,29 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     check_plan_modules(built.plan, resolver)
     await coordinator.mount("module-source-resolver", resolver)
     session.loader.prepare_config = expand_for_mount
-    coordinator.register_capability("session.working_dir", str(located.paths.cwd))
+    coordinator.register_capability(SESSION_WORKING_DIR, str(located.paths.cwd))
     # the project root (where .amplifier/ is; the cwd when there is none) and the user config dir: hook-shell
     # runs hooks in the project and reads <config dir>/hooks/hooks.json; tool-mcp reads the mcp.json files there
-    coordinator.register_capability("session.project_dir", str(located.paths.project_root or located.paths.cwd))
-    coordinator.register_capability("app.user_config_dir", str(located.paths.config_dir))
+    coordinator.register_capability(SESSION_PROJECT_DIR, str(located.paths.project_root or located.paths.cwd))
+    coordinator.register_capability(APP_USER_CONFIG_DIR, str(located.paths.config_dir))
     # whether the project's own MCP servers, hooks and other code-running files may take effect (config/trust.py);
     # modules that read project files (tool-mcp, hook-shell) read them only when this is True
-    coordinator.register_capability(PROJECT_TRUSTED_CAPABILITY, project_trusted(located.paths))
+    coordinator.register_capability(SESSION_PROJECT_TRUSTED, project_trusted(located.paths))
     # whether a person answers approval prompts: what must never pass unasked is refused when nobody can answer
-    coordinator.register_capability(INTERACTIVE_APPROVAL_CAPABILITY,
+    coordinator.register_capability(APPROVAL_INTERACTIVE,
                                     bool(getattr(session.coordinator.approval_system, "asks_a_person", False)))
-    coordinator.register_capability("session.dir", str(record.directory))
-    coordinator.register_capability("session.transcript_path", str(record.transcript_path))
-    coordinator.register_capability(SAVED_RULES_CAPABILITY, saved_rules(located.settings))
-    coordinator.register_capability("session.sandbox_mode", plan_sandbox_mode(built.plan, built.profile.sandbox))
-    from .model_roles import ROLE_CAPABILITY, UPSTREAM_RESOLVER_CAPABILITY, MatrixRoleResolver, role_resolver
+    coordinator.register_capability(SESSION_DIR, str(record.directory))
+    coordinator.register_capability(SESSION_TRANSCRIPT_PATH, str(record.transcript_path))
+    coordinator.register_capability(APPROVAL_RULES, saved_rules(located.settings))
+    coordinator.register_capability(SESSION_SANDBOX_MODE, plan_sandbox_mode(built.plan, built.profile.sandbox))
+    from .model_roles import MatrixRoleResolver, role_resolver
 
     resolve_role = role_resolver(located.settings, built.plan, lambda: coordinator.get("providers") or {})
-    coordinator.register_capability(ROLE_CAPABILITY, resolve_role)
-    coordinator.register_capability(UPSTREAM_RESOLVER_CAPABILITY, MatrixRoleResolver(resolve_role))
+    coordinator.register_capability(ROUTING_RESOLVE_ROLE, resolve_role)
+    coordinator.register_capability(MODEL_ROLE_RESOLVER, MatrixRoleResolver(resolve_role))
     if record.secrets is None:  # a resumed record: the plan was rebuilt, so are its secrets
         record.secrets = session_secrets(built.plan)
-    coordinator.register_capability(SECRETS_CAPABILITY, dict(record.secrets.items()))
+    coordinator.register_capability(SECRETS_VALUES, dict(record.secrets.items()))
     # session.spawn / session.resume / session.depth / agents.catalog
     spawner = SubAgentSpawner(located.paths, located.settings, _opener_with(cassette))
     spawner.register(coordinator, built, capabilities)
@@ -314,7 +327,7 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     coordinator = session.coordinator
     # A context that persists to the session transcript itself (context-persistent) is not wrapped:
     # wrapping would write every message twice.
-    if coordinator.get_capability("context.transcript_path") != str(record.transcript_path):
+    if coordinator.get_capability(CONTEXT_TRANSCRIPT_PATH) != str(record.transcript_path):
         coordinator.mount_points["context"] = RecordingContext(coordinator.get("context"), record.writer)
     live = LiveSession(session, record, built, located.paths, tracker, resumed=located.resumed is not None)
     if project_trust(located.paths).needs_trust and record.metadata.parent_id is None:  # said once, by the top session

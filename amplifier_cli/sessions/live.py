@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core import AmplifierSession
+from amplifier_support.capability_names import MCP_GET_PROMPT, MCP_PROMPTS, MCP_STATUS, SANDBOX_STATUS
 
 from ..config.paths import AmplifierPaths
 from ..plans.plan import BuiltPlan
@@ -69,7 +70,7 @@ class LiveSession:
 
     def sandbox_status(self) -> dict[str, Any] | None:
         """What the shell tool's OS sandbox enforces (capability `sandbox.status` of tool-bash), or None."""
-        status = self.coordinator.get_capability("sandbox.status")
+        status = self.coordinator.get_capability(SANDBOX_STATUS)
         if not callable(status):
             return None
         try:
@@ -84,16 +85,16 @@ class LiveSession:
 
     def mcp_servers(self) -> list[dict[str, Any]]:
         """tool-mcp's rows (name, state, transport, tools, error, ...); empty when it is not mounted."""
-        status = self.coordinator.get_capability("mcp.status")
+        status = self.coordinator.get_capability(MCP_STATUS)
         return list(status()) if callable(status) else []
 
     def mcp_prompts(self) -> list[dict[str, Any]]:
         """Prompts of connected MCP servers, each with its slash command name (``mcp__<server>__<prompt>``)."""
-        prompts = self.coordinator.get_capability("mcp.prompts")
+        prompts = self.coordinator.get_capability(MCP_PROMPTS)
         return list(prompts()) if callable(prompts) else []
 
     async def mcp_prompt_text(self, server: str, name: str, arguments: dict[str, str]) -> str:
-        get_prompt = self.coordinator.get_capability("mcp.get_prompt")
+        get_prompt = self.coordinator.get_capability(MCP_GET_PROMPT)
         if not callable(get_prompt):
             raise LookupError("no MCP servers are connected in this session")
         return await get_prompt(server, name, arguments)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from amplifier_support.capability_names import MCP_STATUS, SESSION_DIR, SESSION_WORKING_DIR
+
 from ..config.mcp_servers import McpServerEntry
 from ..config.paths import AmplifierPaths
 from ..errors import ConfigError, RuntimeFailure
@@ -58,13 +60,13 @@ async def probe_server(paths: AmplifierPaths, entry: McpServerEntry, timeout: fl
     spec["startup_timeout"] = timeout
     coordinator = ModuleCoordinator(_ProbeSession(), display_system=_CollectedMessages())
     with tempfile.TemporaryDirectory(prefix="amplifier-mcp-test-") as scratch:
-        coordinator.register_capability("session.dir", scratch)
-        coordinator.register_capability("session.working_dir", str(paths.cwd))
+        coordinator.register_capability(SESSION_DIR, scratch)
+        coordinator.register_capability(SESSION_WORKING_DIR, str(paths.cwd))
         from amplifier_core.module_config import ModuleConfigError
 
         try:
             await _tool_mcp_mount()(coordinator, {"read_config_files": False, "servers": {entry.name: spec}})
-            row = coordinator.get_capability("mcp.status")()[0]
+            row = coordinator.get_capability(MCP_STATUS)()[0]
         except ModuleConfigError as error:
             raise ConfigError.single(str(error).replace("tool-mcp config: ", ""), file=entry.file,
                                      key_path=f"mcpServers.{entry.name}", fix="fix the server's definition") from None

@@ -16,9 +16,6 @@ from typing import Any
 
 from ..config.settings import Settings
 
-ROLE_CAPABILITY = "routing.resolve_role"
-UPSTREAM_RESOLVER_CAPABILITY = "model_role_resolver"
-
 
 @dataclass(frozen=True)
 class RolePreference:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-MODE_CAPABILITY = "session.mode"
+from amplifier_support.capability_names import SESSION_MODE
+
 MODES = ("normal", "plan")
 DEFAULT_MODE = "normal"
 READ_ONLY_TOOLS = frozenset({"read_file", "glob", "grep", "web_fetch", "web_search", "load_skill", "todo", "task",
@@ -46,10 +47,10 @@ def shell_line_only_reads(command: str) -> bool:
 def register_mode_gate(coordinator: Any, mode: str = DEFAULT_MODE) -> None:
     from amplifier_core import HookResult
 
-    coordinator.register_capability(MODE_CAPABILITY, mode)
+    coordinator.register_capability(SESSION_MODE, mode)
 
     async def gate(event: str, data: dict[str, Any]) -> Any:
-        if coordinator.get_capability(MODE_CAPABILITY) != "plan":
+        if coordinator.get_capability(SESSION_MODE) != "plan":
             return HookResult(action="continue")
         tool = str(data.get("tool_name") or "")
         if tool in READ_ONLY_TOOLS:

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from amplifier_core.utils import SENSITIVE_KEYS
-from amplifier_support.secret_values import KEY_LIKE_FIELD, SECRETS_CAPABILITY, SecretValues, secret_environment
+from amplifier_support.secret_values import KEY_LIKE_FIELD, SecretValues, secret_environment
 
 from ..plans.module_preflight import PROVIDER_KEY_VARS
 
-__all__ = ["SECRETS_CAPABILITY", "plan_secrets", "session_secrets"]
+__all__ = ["plan_secrets", "session_secrets"]
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-?([^}]*))?\}")
 

@@ -16,9 +16,19 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from amplifier_support.capability_names import (
+    AGENTS_CATALOG,
+    ROUTING_RESOLVE_ROLE,
+    SESSION_DEPTH,
+    SESSION_MAX_DEPTH,
+    SESSION_MODE,
+    SESSION_RESUME,
+    SESSION_SPAWN,
+    UI_OUTPUT,
+)
+
 from ..errors import AmplifierError
 from ..plans.agents.catalog import (
-    CATALOG_CAPABILITY,
     AgentCatalog,
     load_agent_catalog,
     select_agents,
@@ -26,7 +36,7 @@ from ..plans.agents.catalog import (
 )
 from ..plans.agents.definitions import AgentDefinition
 from ..plans.agents.overlay import plan_for_agent
-from .plan_mode import DEFAULT_MODE, MODE_CAPABILITY
+from .plan_mode import DEFAULT_MODE
 from .request import SessionRequest
 
 if TYPE_CHECKING:
@@ -35,10 +45,6 @@ if TYPE_CHECKING:
     from ..plans.plan import BuiltPlan
     from .live import LiveSession
 
-DEPTH_CAPABILITY = "session.depth"
-MAX_DEPTH_CAPABILITY = "session.max_depth"  # the ceiling inherited from ancestors; a child can only lower it
-SPAWN_CAPABILITY = "session.spawn"
-RESUME_CAPABILITY = "session.resume"
 DEFAULT_MAX_DEPTH = 2  # a top-level session's sub-agents may delegate once more; theirs may not
 INDENT_PER_DEPTH = 4
 
@@ -69,15 +75,15 @@ class SubAgentSpawner:
     # -- wiring ----------------------------------------------------------------------------------------
     def register(self, coordinator: Any, built: BuiltPlan, given: dict[str, Any]) -> None:
         """Register depth, catalog, spawn and resume (a child's depth and catalog come in `given`)."""
-        coordinator.register_capability(DEPTH_CAPABILITY, 0)
-        if CATALOG_CAPABILITY not in given:
+        coordinator.register_capability(SESSION_DEPTH, 0)
+        if AGENTS_CATALOG not in given:
             self._top_level = True
             profile_files = [location.path for location in built.profile.chain]
             catalog = load_agent_catalog(self.paths, built.plan.get("agents"), profile_files)
             self.warnings.extend(f"agent definitions: {problem.render()}" for problem in catalog.problems)
-            coordinator.register_capability(CATALOG_CAPABILITY, catalog.capability_value())
-        coordinator.register_capability(SPAWN_CAPABILITY, self.spawn)
-        coordinator.register_capability(RESUME_CAPABILITY, self.resume)
+            coordinator.register_capability(AGENTS_CATALOG, catalog.capability_value())
+        coordinator.register_capability(SESSION_SPAWN, self.spawn)
+        coordinator.register_capability(SESSION_RESUME, self.resume)
 
     def bind(self, live: LiveSession) -> None:
         """Hand the spawner its session; a top-level one warns once about agents naming tools it does not have."""
@@ -162,9 +168,9 @@ class SubAgentSpawner:
         """(this session's depth, the limit in force); refuses when a child would be deeper than the limit:
         `max_depth` as asked, but never above the ceiling this session inherited."""
         live = self._live()
-        depth = int(live.coordinator.get_capability(DEPTH_CAPABILITY) or 0)
+        depth = int(live.coordinator.get_capability(SESSION_DEPTH) or 0)
         limit = DEFAULT_MAX_DEPTH if max_depth is None else max_depth
-        ceiling = live.coordinator.get_capability(MAX_DEPTH_CAPABILITY)
+        ceiling = live.coordinator.get_capability(SESSION_MAX_DEPTH)
         if isinstance(ceiling, int):
             limit = min(limit, ceiling)
         if depth + 1 > limit:
@@ -176,7 +182,7 @@ class SubAgentSpawner:
         return depth, limit
 
     def _agents(self) -> dict[str, AgentDefinition]:
-        value = self._live().coordinator.get_capability(CATALOG_CAPABILITY) or {}
+        value = self._live().coordinator.get_capability(AGENTS_CATALOG) or {}
         return {name: AgentDefinition.from_dict({**data, "name": name}) for name, data in value.items()}
 
     async def _route(self, agent: AgentDefinition) -> dict[str, Any] | None:
@@ -184,7 +190,7 @@ class SubAgentSpawner:
         `model:`, or no candidate this session can serve, so the child keeps the parent's provider and model)."""
         if not agent.model_role or agent.model:
             return None
-        resolve = self._live().coordinator.get_capability("routing.resolve_role")
+        resolve = self._live().coordinator.get_capability(ROUTING_RESOLVE_ROLE)
         if resolve is None:
             return None
         try:
@@ -221,7 +227,7 @@ class SubAgentSpawner:
                     depth: int, limit: int) -> LiveSession:
         live = self._live()
         coordinator = live.coordinator
-        parent_ui = coordinator.get_capability("ui.output") or {}
+        parent_ui = coordinator.get_capability(UI_OUTPUT) or {}
         # the app never prints a child's answer (the parent gets it), so its UI shows the child's text too
         child_ui = {**parent_ui, "indent": int(parent_ui.get("indent") or 0) + INDENT_PER_DEPTH,
                     "label": agent.name, "show_answer_text": True}
@@ -234,11 +240,11 @@ class SubAgentSpawner:
                 approval_system=coordinator.approval_system,
                 display_system=coordinator.display_system,
                 capabilities={
-                    "ui.output": child_ui,
-                    DEPTH_CAPABILITY: depth + 1,
-                    MAX_DEPTH_CAPABILITY: limit,
-                    CATALOG_CAPABILITY: catalog.capability_value(),
-                    MODE_CAPABILITY: coordinator.get_capability(MODE_CAPABILITY) or DEFAULT_MODE,  # plan mode holds
+                    UI_OUTPUT: child_ui,
+                    SESSION_DEPTH: depth + 1,
+                    SESSION_MAX_DEPTH: limit,
+                    AGENTS_CATALOG: catalog.capability_value(),
+                    SESSION_MODE: coordinator.get_capability(SESSION_MODE) or DEFAULT_MODE,  # plan mode holds
                 },
             )
         except AmplifierError as error:

@@ -12,16 +12,14 @@ import sys
 from typing import Literal, TextIO
 
 from amplifier_core.approval import ApprovalTimeoutError
+from amplifier_support.approval_choices import ApprovalChoice
 
 ApprovalMode = Literal["ask", "allow", "deny"]
 
 
-def _pick(options: list[str], wanted: str) -> str:
-    """The option whose text starts with ``wanted`` (case-insensitive), else ``wanted`` itself."""
-    for option in options:
-        if option.strip().lower().startswith(wanted):
-            return option
-    return wanted.capitalize()
+def _pick(options: list[str], wanted: ApprovalChoice) -> str:
+    """The option that stands for ``wanted`` as the hook spelled it, else the choice's own label."""
+    return wanted.among(options) or wanted.label
 
 
 class FixedApproval:
@@ -36,9 +34,7 @@ class FixedApproval:
         self.decisions: list[tuple[str, str]] = []
 
     async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
-        choice = _pick(options, "allow") if self._allow else _pick(options, "deny")
-        if self._allow and not choice.lower().startswith("allow"):
-            choice = "Allow"
+        choice = _pick(options, ApprovalChoice.ALLOW_ONCE if self._allow else ApprovalChoice.DENY)
         self.decisions.append((prompt, choice))
         stream = self._stream or sys.stderr
         verdict = "approved" if self._allow else "denied"
@@ -57,7 +53,7 @@ class TerminalApproval:
 
     async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
         stream = self._stream or sys.stderr
-        options = [option for option in options if not option.strip().lower().startswith("run once outside")]
+        options = [option for option in options if ApprovalChoice.of(option) is not ApprovalChoice.RUN_UNCONFINED_ONCE]
         numbered = "  ".join(f"[{index}] {option}" for index, option in enumerate(options, start=1))
         stream.write(f"\n{prompt}\n{numbered}\nChoice (default {default} in {int(timeout)}s): ")
         stream.flush()
@@ -71,7 +67,7 @@ class TerminalApproval:
         for option in options:
             if answer and option.lower().startswith(answer.lower()):
                 return option
-        return _pick(options, "deny")
+        return _pick(options, ApprovalChoice.DENY)
 
 
 def approval_for(mode: ApprovalMode, *, interactive: bool):

@@ -23,7 +23,7 @@ class SetupChoice:
 
 
 def _known() -> dict[str, dict[str, str]]:
-    from .provider_views import KNOWN_PROVIDERS
+    from ..config.provider_settings import KNOWN_PROVIDERS
 
     return KNOWN_PROVIDERS
 
@@ -70,7 +70,8 @@ def _ask(prompt: str, default: str, out: TextIO) -> str:
 
 def run_setup(choice: SetupChoice, out: TextIO | None = None, paths: AmplifierPaths | None = None) -> dict[str, Any]:
     """The wizard; returns what it wrote and the test result. Raises UsageError when nothing usable is left."""
-    from .provider_views import provider_config, save_provider_key, test_provider, write_provider
+    from ..config.provider_settings import provider_config, save_provider_key, write_provider
+    from ..sessions.provider_checks import test_provider
 
     out = out or sys.stdout
     paths = paths or AmplifierPaths.discover()

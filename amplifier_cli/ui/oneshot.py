@@ -14,6 +14,7 @@ from typing import Any, Literal, TextIO
 
 from amplifier_core import LLMError
 from amplifier_core.cassette import ReplayMismatch
+from amplifier_support.capability_names import REDACTION_REDACT, UI_OUTPUT, UI_RENDERS_ANSWER
 
 from ..config.trust import project_trust
 from ..errors import AmplifierError
@@ -89,7 +90,7 @@ def _redacted(live: LiveSession, text: str) -> str:
     """``text`` without secrets, for errors printed to the terminal: servers sometimes echo the key back.
 
     Uses hooks-redaction's redactor when the profile mounts it, and always masks credential env values."""
-    redact = live.coordinator.get_capability("redaction.redact")
+    redact = live.coordinator.get_capability(REDACTION_REDACT)
     if callable(redact):
         try:
             text = str(redact(text))
@@ -167,7 +168,7 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
             request,
             approval_system=approval,
             display_system=StderrDisplay(),
-            capabilities={"ui.output": ui_output_for(fmt)},
+            capabilities={UI_OUTPUT: ui_output_for(fmt)},
         )
     except AmplifierError as error:
         if fmt != "text":
@@ -228,7 +229,7 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
         if interrupted:
             sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
         if fmt == "text":
-            if response and not live.coordinator.get_capability("ui.renders_answer"):
+            if response and not live.coordinator.get_capability(UI_RENDERS_ANSWER):
                 out.write(response + ("\n" if not response.endswith("\n") else ""))
             out.flush()
         else:

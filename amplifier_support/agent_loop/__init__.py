@@ -7,6 +7,5 @@ from __future__ import annotations
 
 from .config import LoopConfig
 from .loop import AgentLoop
-from .provider_choice import OVERRIDES_CAPABILITY
 
-__all__ = ["OVERRIDES_CAPABILITY", "AgentLoop", "LoopConfig"]
+__all__ = ["AgentLoop", "LoopConfig"]

@@ -19,11 +19,12 @@ from amplifier_core.cancellation import CancellationToken
 from amplifier_core.llm_errors import LLMError
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolSpec
 from amplifier_core.read_only_messages import request_models
+from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES
 
 from .block_events import announce_blocks
 from .config import LoopConfig
 from .hook_gate import HookGate, with_ephemeral
-from .provider_choice import OVERRIDES_CAPABILITY, ProviderChoice, choose_provider
+from .provider_choice import ProviderChoice, choose_provider
 from .tool_round import NOT_RUN_RESULT, ToolOutcome, ToolRound
 from .transcript import (
     CANCELLED_NOTE,
@@ -134,7 +135,7 @@ class AgentLoop:
         if isinstance(modified_prompt, str):
             prompt = modified_prompt
         await turn.context.add_message({"role": "user", "content": prompt})
-        overrides = turn.coordinator.get_capability(OVERRIDES_CAPABILITY) if turn.coordinator is not None else None
+        overrides = turn.coordinator.get_capability(ORCHESTRATOR_OVERRIDES) if turn.coordinator is not None else None
         turn.choice = choose_provider(turn.providers, self.config.default_provider, self.config.model, overrides)
         tool_specs = [ToolSpec(name=name, description=getattr(tool, "description", "") or "",
                                parameters=_tool_schema(tool)) for name, tool in turn.tools.items()]

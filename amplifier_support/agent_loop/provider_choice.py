@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES
+
 logger = logging.getLogger(__name__)
 
-OVERRIDES_CAPABILITY = "orchestrator.overrides"
 """Capability an app may register: a dict ``{"provider": name?, "model": id?}`` read at the start of each
 turn, so ``/model`` can switch provider or model without remounting the orchestrator."""
 
@@ -56,7 +57,7 @@ def choose_provider(
         name = _mounted_name(providers, str(override_provider))
         if name is None:
             raise ValueError(
-                f"Provider '{override_provider}' (requested through the {OVERRIDES_CAPABILITY} capability) is "
+                f"Provider '{override_provider}' (requested through the {ORCHESTRATOR_OVERRIDES} capability) is "
                 f"not mounted; mounted providers: {', '.join(providers)}"
             )
         model = override_model or None

@@ -12,8 +12,8 @@ from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.errors import ConfigError
 from amplifier_cli.plans.agents import load_agent_catalog
 from amplifier_cli.plans.agents.catalog import select_agents
+from amplifier_cli.plans.agents.listing import agent_detail
 from amplifier_cli.plans.agents.overlay import plan_for_agent
-from amplifier_cli.ui.agent_views import agent_detail
 
 from .conftest import write_agent
 

@@ -44,7 +44,7 @@ def test_an_unexpected_os_error_is_one_line_with_exit_1_not_a_traceback(cli, pro
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device", "/somewhere/file")
 
-    monkeypatch.setattr("amplifier_cli.ui.profile_views.current_profile", broken)
+    monkeypatch.setattr("amplifier_cli.plans.profile_listing.current_profile", broken)
     result = cli("profile", "current")
     assert result.exit_code == 1, result.output
     assert isinstance(result.exception, SystemExit)

@@ -23,7 +23,6 @@ from .definitions import AgentDefinition, definition_from_document
 AGENT_SUFFIXES = (".yaml", ".yml", ".md")
 AGENTS_DIR_NAME = "agents"
 CLAUDE_AGENTS_DIR = (".claude", "agents")
-CATALOG_CAPABILITY = "agents.catalog"
 
 
 @dataclass

@@ -14,6 +14,8 @@ from typing import Any, TextIO
 
 from prompt_toolkit.patch_stdout import patch_stdout
 
+from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
+
 from ... import __version__
 from ...config.paths import AmplifierPaths
 from ...config.trust import project_trust
@@ -49,11 +51,11 @@ class Repl:
 
     def set_mode(self, mode: str) -> None:
         """Switch plan mode for the next tool calls (the session's gate reads the capability at each call)."""
-        from ...sessions.plan_mode import MODE_CAPABILITY
+        from amplifier_support.capability_names import SESSION_MODE
 
         self.request.mode = mode
         if self.live is not None:
-            self.live.coordinator.register_capability(MODE_CAPABILITY, mode)
+            self.live.coordinator.register_capability(SESSION_MODE, mode)
         say(f"Mode: {mode}" + (" (the model may read and think; writes and commands are refused)"
                                 if mode == "plan" else ""), "ok")
 
@@ -88,7 +90,7 @@ class Repl:
             settings=settings,
             approval_system=self.approval,
             display_system=ReplDisplay(),
-            capabilities={"ui.output": ui_output},
+            capabilities={UI_OUTPUT: ui_output},
         )
         if isinstance(self.approval, ReplApproval):
             self.approval.coordinator = live.coordinator
@@ -296,7 +298,7 @@ class Repl:
         except Exception as error:
             say(f"\nError: {type(error).__name__}: {error}", "error")
             return
-        if not live.coordinator.get_capability("ui.renders_answer"):
+        if not live.coordinator.get_capability(UI_RENDERS_ANSWER):
             self.out.write(response + ("" if response.endswith("\n") else "\n"))
             self.out.flush()
         if live.usage.budget_stop is not None:

@@ -17,26 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from amplifier_core.approval import ApprovalTimeoutError
+from amplifier_support.approval_choices import ApprovalChoice
+from amplifier_support.capability_names import APPROVAL_REMEMBER, APPROVAL_RUN_UNCONFINED
 
 from ...config.approval_rules import save_rule
 from ...config.paths import AmplifierPaths
 from .output import say, say_parts
-
-REMEMBER_CAPABILITY = "approval.remember"
-RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
-RUN_UNCONFINED_PREFIX = "run once outside the sandbox"
-
-
-def _is_always(option: str) -> bool:
-    text = option.strip().lower()
-    return text in {"always allow", "allow always"}
-
-
-def _find(options: list[str], word: str) -> str | None:
-    for option in options:
-        if option.strip().lower().startswith(word):
-            return option
-    return None
 
 
 class ReplApproval:
@@ -72,22 +58,23 @@ class ReplApproval:
             if self._interrupted and self.coordinator is not None:
                 say("  Stopping the turn (Ctrl-C).", "warning")
                 await self.coordinator.request_cancel(immediate=False)
-            if _is_always(choice):
+            picked = ApprovalChoice.of(choice)
+            if picked is ApprovalChoice.ALWAYS_ALLOW:
                 self._remember(prompt)
-            if choice.strip().lower().startswith(RUN_UNCONFINED_PREFIX):
+            if picked is ApprovalChoice.RUN_UNCONFINED_ONCE:  # the kernel knows no such answer: it is allowed once
                 self._run_unconfined(prompt)
-                return _find(options, "allow once") or "Allow once"
+                return ApprovalChoice.ALLOW_ONCE.among(options) or ApprovalChoice.ALLOW_ONCE.label
             return choice
 
     def _run_unconfined(self, prompt: str) -> None:
-        grant = self.coordinator.get_capability(RUN_UNCONFINED_CAPABILITY) if self.coordinator else None
+        grant = self.coordinator.get_capability(APPROVAL_RUN_UNCONFINED) if self.coordinator else None
         if callable(grant) and grant(prompt):
             say("  runs once outside the sandbox", "warning")
         else:
             say("  (the shell tool takes no grant: it runs inside the sandbox)", "dim")
 
     def _remember(self, prompt: str) -> None:
-        remember = self.coordinator.get_capability(REMEMBER_CAPABILITY) if self.coordinator else None
+        remember = self.coordinator.get_capability(APPROVAL_REMEMBER) if self.coordinator else None
         if not callable(remember):
             say("  (allowed for this session only: no approval hook offers to remember rules)", "dim")
             return
@@ -109,8 +96,8 @@ async def choose_option(options: list[str], on_interrupt: Callable[[], None] | N
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    deny = _find(options, "deny") or options[-1]
-    allow = _find(options, "allow") or options[0]
+    deny = ApprovalChoice.DENY.among(options) or options[-1]
+    allow = ApprovalChoice.ALLOW_ONCE.among(options) or options[0]
     picks = {str(index): option for index, option in enumerate(options[:9], start=1)}
     picks.update({"y": allow, "n": deny, "d": deny})
     bindings = KeyBindings()

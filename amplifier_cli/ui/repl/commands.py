@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES, SKILLS_CATALOG
+
 from .output import say, say_parts
 
 Handler = Callable[[Any, str], Awaitable[bool]]
@@ -79,7 +81,7 @@ async def _tools(repl: Any, argument: str) -> bool:
 
 
 async def _mcp(repl: Any, argument: str) -> bool:
-    from ..mcp_views import session_server_lines
+    from ...ui.mcp_server_lines import session_server_lines
 
     live = await repl.session()
     if live is None:
@@ -149,7 +151,7 @@ async def _skills(repl: Any, argument: str) -> bool:
     live = await repl.session()
     if live is None:
         return True
-    catalog = live.coordinator.get_capability("skills.catalog")
+    catalog = live.coordinator.get_capability(SKILLS_CATALOG)
     if not callable(catalog):
         say("No skills in this session: the profile does not mount tool-skills.", "dim")
         return True
@@ -213,7 +215,7 @@ async def _model(repl: Any, argument: str) -> bool:
     head, _, tail = model.partition("/")
     if tail and head in providers:
         provider_name, model = head, tail
-    live.coordinator.register_capability("orchestrator.overrides", {"provider": provider_name, "model": model})
+    live.coordinator.register_capability(ORCHESTRATOR_OVERRIDES, {"provider": provider_name, "model": model})
     repl.model_override = model
     live.record.save_metadata(provider=provider_name, model=model)
     say(f"Model for the next turns: {provider_name} · {model}", "ok")

@@ -21,8 +21,14 @@ from pydantic import model_validator
 
 from amplifier_core.models import json_default
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
+from amplifier_support.capability_names import (
+    CONTEXT_TRANSCRIPT_PATH,
+    SECRETS_VALUES,
+    SESSION_TRANSCRIPT_PATH,
+    SESSION_WORKING_DIR,
+)
 from amplifier_support.compacting_context import SimpleContextConfig, SimpleContextManager
-from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
+from amplifier_support.secret_values import SecretValues
 
 __amplifier_module_type__ = "context"
 __all__ = ["PersistentContextConfig", "PersistentContextManager", "mount", "read_jsonl_messages"]
@@ -30,10 +36,8 @@ __all__ = ["PersistentContextConfig", "PersistentContextManager", "mount", "read
 logger = logging.getLogger(__name__)
 
 MODULE_ID = "context-persistent"
-TRANSCRIPT_CAPABILITY = "session.transcript_path"
 # Registered by this module: "every message is already written to this file", so an app that records
 # transcripts itself can skip writing the same file twice.
-OWNED_TRANSCRIPT_CAPABILITY = "context.transcript_path"
 
 
 class PersistentContextConfig(SimpleContextConfig):
@@ -167,18 +171,18 @@ class PersistentContextManager(SimpleContextManager):
 def _resolve_path(coordinator: Any, configured: str | None) -> Path:
     raw = configured
     if raw is None:
-        capability = coordinator.get_capability(TRANSCRIPT_CAPABILITY) if hasattr(coordinator,
+        capability = coordinator.get_capability(SESSION_TRANSCRIPT_PATH) if hasattr(coordinator,
                                                                                   "get_capability") else None
         raw = str(capability) if capability else None
     if not raw:
         raise ModuleConfigError(
             f"{MODULE_ID} config: no transcript file: set `path:` in the context config (e.g. "
             "path: ~/.amplifier/context/{session_id}.jsonl) or run it in an app that registers the "
-            f"'{TRANSCRIPT_CAPABILITY}' capability")
+            f"'{SESSION_TRANSCRIPT_PATH}' capability")
     session_id = getattr(coordinator, "session_id", None) or "session"
     path = Path(raw.replace("{session_id}", session_id)).expanduser()
     if not path.is_absolute():
-        working_dir = coordinator.get_capability("session.working_dir") if hasattr(coordinator,
+        working_dir = coordinator.get_capability(SESSION_WORKING_DIR) if hasattr(coordinator,
                                                                                    "get_capability") else None
         path = Path(working_dir or os.getcwd()) / path
     return path
@@ -189,7 +193,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     parsed = parse_module_config(PersistentContextConfig, config, MODULE_ID)
     path = _resolve_path(coordinator, parsed.path)
     manager = PersistentContextManager(path, parsed, hooks=getattr(coordinator, "hooks", None))
-    given = coordinator.get_capability(SECRETS_CAPABILITY) if hasattr(coordinator, "get_capability") else None
+    given = coordinator.get_capability(SECRETS_VALUES) if hasattr(coordinator, "get_capability") else None
     if isinstance(given, dict):
         manager.secrets = SecretValues.from_environment(given)
     try:
@@ -200,5 +204,5 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
                                 "check that the directory is writable or set another `path:`") from error
     await coordinator.mount("context", manager)
     if hasattr(coordinator, "register_capability"):
-        coordinator.register_capability(OWNED_TRANSCRIPT_CAPABILITY, str(path))
+        coordinator.register_capability(CONTEXT_TRANSCRIPT_PATH, str(path))
     return manager.close

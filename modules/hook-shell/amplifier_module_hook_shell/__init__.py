@@ -17,6 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_config import ModuleConfigError, parse_module_config
+from amplifier_support.capability_names import (
+    APP_USER_CONFIG_DIR,
+    SESSION_PROJECT_DIR,
+    SESSION_PROJECT_TRUSTED,
+    SESSION_TRANSCRIPT_PATH,
+    SESSION_WORKING_DIR,
+)
 from amplifier_support.sandbox import confine
 
 from .config import HookSandboxConfig, HookShellConfig
@@ -28,11 +35,6 @@ __amplifier_module_type__ = "hook"
 __all__ = ["HookSandboxConfig", "HookShellConfig", "ShellHooks", "load_hook_table", "mount"]
 
 MODULE_ID = "hook-shell"
-PROJECT_DIR_CAPABILITY = "session.project_dir"
-WORKING_DIR_CAPABILITY = "session.working_dir"
-USER_CONFIG_DIR_CAPABILITY = "app.user_config_dir"
-TRANSCRIPT_CAPABILITY = "session.transcript_path"
-PROJECT_TRUSTED_CAPABILITY = "session.project_trusted"  # True only when the user trusts the project's files
 CONFIG_SOURCE = f"{MODULE_ID} config"
 
 
@@ -49,7 +51,7 @@ def _home() -> Path | None:
 
 
 def project_dir_of(coordinator: Any) -> Path:
-    value = _capability(coordinator, PROJECT_DIR_CAPABILITY) or _capability(coordinator, WORKING_DIR_CAPABILITY)
+    value = _capability(coordinator, SESSION_PROJECT_DIR) or _capability(coordinator, SESSION_WORKING_DIR)
     return Path(value) if value else Path(os.getcwd())
 
 
@@ -105,9 +107,9 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     if not settings.enabled:
         return lambda: None
     project_dir = project_dir_of(coordinator)
-    user_dir = _capability(coordinator, USER_CONFIG_DIR_CAPABILITY)
+    user_dir = _capability(coordinator, APP_USER_CONFIG_DIR)
     try:
-        trusted = _capability(coordinator, PROJECT_TRUSTED_CAPABILITY) is True
+        trusted = _capability(coordinator, SESSION_PROJECT_TRUSTED) is True
         table = load_hook_table(settings, project_dir, Path(user_dir) if user_dir else None, _home(), trusted)
     except HookConfigError as error:
         text = str(error)
@@ -118,7 +120,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     sandbox_warning = confinement.warning()
     if sandbox_warning and table.count():
         show_message(coordinator, f"shell hooks: {sandbox_warning}", "warning")
-    transcript = _capability(coordinator, TRANSCRIPT_CAPABILITY)
+    transcript = _capability(coordinator, SESSION_TRANSCRIPT_PATH)
     site = HookSite(project_dir=project_dir, hooks_dir=project_hooks_dir(project_dir),
                     pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None,
                     confinement=confinement, allow_blocking=settings.allow_blocking)

@@ -28,6 +28,17 @@ from pydantic import ValidationError
 
 from amplifier_core import HookResult, events
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.approval_choices import ApprovalChoice
+from amplifier_support.capability_names import (
+    APPROVAL_INTERACTIVE,
+    APPROVAL_REMEMBER,
+    APPROVAL_RULES,
+    APPROVAL_RUN_UNCONFINED,
+    SANDBOX_RUN_UNCONFINED_ONCE,
+    SANDBOX_STATUS,
+    SESSION_PROJECT_DIR,
+    SESSION_WORKING_DIR,
+)
 
 from .prompt_text import approval_prompt, risk_level
 from .rules import Places, Rule, RuleBook, Verdict, remembered_rule
@@ -38,15 +49,7 @@ __all__ = ["ApprovalConfig", "ApprovalHook", "Rule", "mount"]
 logger = logging.getLogger(__name__)
 
 PRIORITY = -10  # before display and logging hooks, after redaction
-SAVED_RULES_CAPABILITY = "approval.rules"
-REMEMBER_CAPABILITY = "approval.remember"
-RUN_UNCONFINED_CAPABILITY = "approval.run_unconfined"
-SANDBOX_STATUS_CAPABILITY = "sandbox.status"
-INTERACTIVE_CAPABILITY = "approval.interactive"  # True when a person can answer the prompt (the app registers it)
-SANDBOX_UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
-ALLOW_ONCE, ALWAYS_ALLOW, DENY = "Allow once", "Always allow", "Deny"
-RUN_UNCONFINED = "Run once outside the sandbox"
-OPTIONS = [ALLOW_ONCE, ALWAYS_ALLOW, DENY]
+OPTIONS = [ApprovalChoice.ALLOW_ONCE, ApprovalChoice.ALWAYS_ALLOW, ApprovalChoice.DENY]
 
 
 class ApprovalConfig(ModuleConfig):
@@ -118,11 +121,11 @@ class ApprovalHook:
         return self.coordinator.get_capability(name) if self.coordinator is not None else None
 
     def _interactive(self) -> bool:
-        return self._capability(INTERACTIVE_CAPABILITY) is True
+        return self._capability(APPROVAL_INTERACTIVE) is True
 
     def _places(self) -> Places:
-        cwd = self._capability("session.working_dir")
-        root = self._capability("session.project_dir")
+        cwd = self._capability(SESSION_WORKING_DIR)
+        root = self._capability(SESSION_PROJECT_DIR)
         cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
         return Places(root if isinstance(root, str) and root else cwd, cwd)
 
@@ -135,12 +138,12 @@ class ApprovalHook:
         if prompt in self._pending:  # same request twice (parallel calls): keep the prompts apart
             prompt = f"{prompt}\n(call {data.get('tool_call_id') or len(self._pending)})"
         self._pending[prompt] = None if verdict.always_ask else rule
-        options = list(OPTIONS)
+        choices = list(OPTIONS)
         if verdict.always_ask:
-            options.remove(ALWAYS_ALLOW)  # no rule can allow what cannot be judged or a protected place
+            choices.remove(ApprovalChoice.ALWAYS_ALLOW)  # no rule can allow what cannot be judged or a protected place
         if shell and isinstance(tool_input.get("command"), str) and self._sandbox_on():
             self._pending_commands[prompt] = tool_input["command"]
-            options.append(RUN_UNCONFINED)  # last: the riskiest choice is never the one a habit picks
+            choices.append(ApprovalChoice.RUN_UNCONFINED_ONCE)  # last: the riskiest is never the one a habit picks
         await self._emit(events.APPROVAL_REQUIRED, {
             "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
             "parsed": verdict.commands, "unjudged": verdict.unjudged, "protected": verdict.protected,
@@ -149,25 +152,25 @@ class ApprovalHook:
         return HookResult(
             action="ask_user",
             approval_prompt=prompt,
-            approval_options=options,
+            approval_options=[choice.label for choice in choices],
             approval_timeout=self.config.timeout,
             approval_default=self.config.timeout_action,
             reason=verdict.reason,
         )
 
     def _sandbox_on(self) -> bool:
-        status = self.coordinator.get_capability(SANDBOX_STATUS_CAPABILITY) if self.coordinator else None
+        status = self.coordinator.get_capability(SANDBOX_STATUS) if self.coordinator else None
         try:
             return bool(callable(status) and status().get("confined"))
         except Exception:
-            logger.exception("reading %s failed", SANDBOX_STATUS_CAPABILITY)
+            logger.exception("reading %s failed", SANDBOX_STATUS)
             return False
 
     def run_unconfined(self, prompt: str) -> bool:
         """The user chose to run the pending shell line shown with ``prompt`` once outside the sandbox: hand
         it to the shell tool. False when there is no such request or no tool takes the grant."""
         command = self._pending_commands.pop(prompt, None)
-        grant = self.coordinator.get_capability(SANDBOX_UNCONFINED_ONCE_CAPABILITY) if self.coordinator else None
+        grant = self.coordinator.get_capability(SANDBOX_RUN_UNCONFINED_ONCE) if self.coordinator else None
         if command is None or not callable(grant):
             return False
         return bool(grant(command))
@@ -206,12 +209,12 @@ def load_saved_rules(value: Any) -> list[Rule]:
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None):
     settings = parse_module_config(ApprovalConfig, config, "hooks-approval")
-    saved = load_saved_rules(coordinator.get_capability(SAVED_RULES_CAPABILITY)) if settings.use_saved_rules else []
+    saved = load_saved_rules(coordinator.get_capability(APPROVAL_RULES)) if settings.use_saved_rules else []
     hook = ApprovalHook(settings, saved, coordinator.hooks, coordinator)
     unregister = coordinator.hooks.register(events.TOOL_PRE, hook.on_tool_pre, priority=PRIORITY,
                                             name="hooks-approval")
-    coordinator.register_capability(REMEMBER_CAPABILITY, hook.remember)
-    coordinator.register_capability(RUN_UNCONFINED_CAPABILITY, hook.run_unconfined)
+    coordinator.register_capability(APPROVAL_REMEMBER, hook.remember)
+    coordinator.register_capability(APPROVAL_RUN_UNCONFINED, hook.run_unconfined)
 
     def cleanup() -> None:
         unregister()

@@ -28,7 +28,14 @@ from amplifier_core import events
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_core.utils import redact_secrets
-from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
+from amplifier_support.capability_names import (
+    OBSERVABILITY_EVENTS,
+    REDACTION_REDACT,
+    SECRETS_VALUES,
+    SESSION_DIR,
+    SESSION_WORKING_DIR,
+)
+from amplifier_support.secret_values import SecretValues
 
 from .json_safe import json_safe
 
@@ -39,9 +46,6 @@ logger = logging.getLogger(__name__)
 
 MODULE_ID = "hooks-logging"
 LOG_FILE = "events.jsonl"
-SESSION_DIR_CAPABILITY = "session.dir"
-REDACT_CAPABILITY = "redaction.redact"
-EVENTS_CHANNEL = "observability.events"
 DELTA_EVENTS = frozenset({events.CONTENT_BLOCK_DELTA, events.THINKING_DELTA, events.LLM_STREAM_BLOCK_DELTA})
 MAX_PENDING = 10_000  # records kept while the log directory is not known yet
 
@@ -112,7 +116,7 @@ class EventLog:
         self._disabled = False
         self._registered: set[str] = set()
         self._unregister: list[Callable[[], None]] = []
-        given = self._capability(SECRETS_CAPABILITY)
+        given = self._capability(SECRETS_VALUES)
         self.secrets = SecretValues.from_environment(given if isinstance(given, dict) else None)
 
     # -- where -------------------------------------------------------------------------------------------
@@ -125,9 +129,9 @@ class EventLog:
         if self.config.log_dir:
             directory = Path(self.config.log_dir.replace("{session_id}", session_id)).expanduser()
             if not directory.is_absolute():
-                directory = Path(self._capability("session.working_dir") or os.getcwd()) / directory
+                directory = Path(self._capability(SESSION_WORKING_DIR) or os.getcwd()) / directory
             return directory
-        session_dir = self._capability(SESSION_DIR_CAPABILITY)
+        session_dir = self._capability(SESSION_DIR)
         return Path(session_dir) if session_dir else None
 
     def try_open(self) -> bool:
@@ -156,7 +160,7 @@ class EventLog:
     def give_up_without_directory(self) -> None:
         if self._file is None and not self._disabled and not self.try_open():
             self._disable("no log directory: set `log_dir` in the hooks-logging config, or run it in an app "
-                          f"that registers the '{SESSION_DIR_CAPABILITY}' capability")
+                          f"that registers the '{SESSION_DIR}' capability")
 
     def _disable(self, reason: str) -> None:
         logger.warning("hooks-logging: %s; events are not logged for this session", reason)
@@ -181,13 +185,13 @@ class EventLog:
         record = build_record(event, data, getattr(self.coordinator, "session_id", None),
                               getattr(self.coordinator, "parent_id", None))
         record = self.secrets.mask(record)
-        redact = self._capability(REDACT_CAPABILITY)
+        redact = self._capability(REDACTION_REDACT)
         if callable(redact):
             try:
                 record = redact(record)
             except Exception as error:
                 logger.warning("hooks-logging: the %s capability failed (%s); logging key-redacted data only",
-                               REDACT_CAPABILITY, error)
+                               REDACTION_REDACT, error)
         return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
     async def handle(self, event: str, data: dict[str, Any]) -> HookResult:
@@ -242,12 +246,12 @@ class EventLog:
 
     async def register_declared(self) -> None:
         declared: list[Any] = []
-        capability = self._capability(EVENTS_CHANNEL)
+        capability = self._capability(OBSERVABILITY_EVENTS)
         if capability:
             declared.append(capability)
         collect = getattr(self.coordinator, "collect_contributions", None)
         if callable(collect):
-            declared.extend(await collect(EVENTS_CHANNEL))
+            declared.extend(await collect(OBSERVABILITY_EVENTS))
         self.register(declared_event_names(declared))
 
     def close(self) -> None:

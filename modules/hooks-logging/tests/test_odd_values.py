@@ -9,6 +9,7 @@ from pathlib import Path
 import amplifier_module_hooks_logging as hooks_logging
 
 from amplifier_core.testing import MockCoordinator
+from amplifier_support.capability_names import REDACTION_REDACT
 
 
 def records(path: Path) -> list[dict]:
@@ -51,7 +52,7 @@ async def test_a_record_the_redaction_capability_spoils_is_skipped_not_the_rest(
     def spoil(record: dict) -> dict:
         return {**record, "data": {"bad": "\udce9"}} if record["data"].get("prompt") == "spoiled" else record
 
-    coordinator.register_capability(hooks_logging.REDACT_CAPABILITY, spoil)
+    coordinator.register_capability(REDACTION_REDACT, spoil)
     await coordinator.hooks.emit("prompt:submit", {"prompt": "spoiled"})
     await coordinator.hooks.emit("prompt:submit", {"prompt": "after"})
     assert [record["data"].get("prompt") for record in records(path)] == ["after"]

@@ -22,7 +22,8 @@ from typing import Any
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, set_span_in_context
 
-from amplifier_support.secret_values import SECRETS_CAPABILITY, SecretValues
+from amplifier_support.capability_names import REDACTION_REDACT, SECRETS_VALUES, SESSION_DEPTH
+from amplifier_support.secret_values import SecretValues
 
 from .content import ContentPolicy, header_secrets, response_messages, text_message
 from .pipeline import Pipeline, release_pipeline
@@ -30,8 +31,6 @@ from .settings import OtelSettings
 
 logger = logging.getLogger(__name__)
 
-REDACT_CAPABILITY = "redaction.redact"
-DEPTH_CAPABILITY = "session.depth"
 AGENT_NAME = "amplifier"
 KNOWN_PROVIDERS = ("anthropic", "openai")  # gen_ai.provider.name values, recognised in a provider's name/module
 
@@ -55,7 +54,7 @@ class SessionTracer:
         self.settings = settings
         self.pipeline = pipeline
         self.tracer = pipeline.tracer
-        given = self._capability(SECRETS_CAPABILITY)
+        given = self._capability(SECRETS_VALUES)
         named = {**header_secrets(dict(settings.headers or ()), os.environ),
                  **(given if isinstance(given, dict) else {})}
         self.content = ContentPolicy(settings.capture_content, settings.max_content_length,
@@ -104,7 +103,7 @@ class SessionTracer:
         return getter(name) if callable(getter) else None
 
     def _redact(self, value: Any) -> Any:
-        redact = self._capability(REDACT_CAPABILITY)  # looked up per use: hooks-redaction may mount after us
+        redact = self._capability(REDACTION_REDACT)  # looked up per use: hooks-redaction may mount after us
         return redact(value) if callable(redact) else value
 
     def _set(self, span: Span | None, name: str, value: Any) -> None:
@@ -138,7 +137,7 @@ class SessionTracer:
         self._set(span, "amplifier.session.resumed", resumed)
         self._set(span, "amplifier.parent_session.id",
                   data.get("parent_id") or getattr(self.coordinator, "parent_id", None))
-        depth = self._capability(DEPTH_CAPABILITY)
+        depth = self._capability(SESSION_DEPTH)
         self._set(span, "amplifier.session.depth", depth if isinstance(depth, int) else None)
         self.session_span = span
         return span

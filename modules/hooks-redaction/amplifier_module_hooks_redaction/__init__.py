@@ -24,7 +24,8 @@ from pydantic import Field, model_validator
 from amplifier_core.events import ALL_EVENTS
 from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
-from amplifier_support.secret_values import SECRETS_CAPABILITY, secret_environment
+from amplifier_support.capability_names import OBSERVABILITY_EVENTS, REDACTION_REDACT, SECRETS_VALUES
+from amplifier_support.secret_values import secret_environment
 
 from .patterns import REDACTED, SecretRedactor
 from .restore import put_back
@@ -35,8 +36,6 @@ __all__ = ["REDACTED", "RedactionConfig", "RedactionHook", "SecretRedactor", "mo
 logger = logging.getLogger(__name__)
 
 MODULE_ID = "hooks-redaction"
-CAPABILITY = "redaction.redact"
-EVENTS_CHANNEL = "observability.events"
 MAX_PENDING_RESTORES = 256
 DEFAULT_ENV_VARS = [
     "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
@@ -89,7 +88,7 @@ class RedactionHook:
         self.config = config
         named = secret_environment() if config.discover_env_secrets else {}
         named.update({name: os.environ[name] for name in config.env_vars if os.environ.get(name)})
-        given = coordinator.get_capability(SECRETS_CAPABILITY) if hasattr(coordinator, "get_capability") else None
+        given = coordinator.get_capability(SECRETS_VALUES) if hasattr(coordinator, "get_capability") else None
         if isinstance(given, dict):
             named.update({str(name): value for name, value in given.items() if isinstance(value, str)})
         self.redactor = SecretRedactor((), config.allowlist, named)
@@ -161,10 +160,10 @@ class RedactionHook:
     async def register_declared(self) -> None:
         """Subscribe to the module events declared so far (capability list and channel contributions)."""
         declared: list[Any] = []
-        capability = self.coordinator.get_capability(EVENTS_CHANNEL)
+        capability = self.coordinator.get_capability(OBSERVABILITY_EVENTS)
         if capability:
             declared.append(capability)
-        declared.extend(await self.coordinator.collect_contributions(EVENTS_CHANNEL))
+        declared.extend(await self.coordinator.collect_contributions(OBSERVABILITY_EVENTS))
         self.register(declared_event_names(declared))
 
     def cleanup(self) -> None:
@@ -184,10 +183,10 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     hook = RedactionHook(coordinator, parsed)
     hook.register([*ALL_EVENTS, *parsed.additional_events])
     await hook.register_declared()
-    coordinator.register_capability(CAPABILITY, hook.redactor.redact)
+    coordinator.register_capability(REDACTION_REDACT, hook.redactor.redact)
     _hooks_by_coordinator[coordinator] = hook
     logger.debug("hooks-redaction: %d named secret value(s) (environment and %s)", len(hook.redactor.named),
-                 SECRETS_CAPABILITY)
+                 SECRETS_VALUES)
     return hook.cleanup
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any, Literal
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
 
 from .renderer import StreamingRenderer, UISettings, make_handlers
 
@@ -55,14 +56,14 @@ def _settings(config: UIConfig, output: dict[str, Any] | None) -> UISettings:
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None):
     settings = _settings(parse_module_config(UIConfig, config, "hooks-streaming-ui"),
-                         coordinator.get_capability("ui.output"))
+                         coordinator.get_capability(UI_OUTPUT))
     renderer = StreamingRenderer(settings)
     unregister = [
         coordinator.hooks.register(event, handler, priority=PRIORITY, name=f"streaming-ui:{event}")
         for event, handler in make_handlers(renderer).items()
     ]
     if settings.show_answer_text:
-        coordinator.register_capability("ui.renders_answer", True)
+        coordinator.register_capability(UI_RENDERS_ANSWER, True)
 
     def cleanup() -> None:
         for remove in unregister:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from amplifier_core.module_config import parse_module_config
-from amplifier_support.agent_loop import OVERRIDES_CAPABILITY, AgentLoop, LoopConfig
+from amplifier_support.agent_loop import AgentLoop, LoopConfig
 
 __amplifier_module_type__ = "orchestrator"
 
@@ -24,4 +24,4 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     return None
 
 
-__all__ = ["OVERRIDES_CAPABILITY", "AgentLoop", "BasicOrchestrator", "LoopConfig", "mount"]
+__all__ = ["AgentLoop", "BasicOrchestrator", "LoopConfig", "mount"]

@@ -30,6 +30,7 @@ from amplifier_core.message_models import (
 )
 from amplifier_core.models import ModelInfo, ProviderInfo
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import SESSION_WORKING_DIR
 
 from .script import TurnSpec, load_script_file, parse_script, resolve_script_path
 from .stream_events import emit_stream
@@ -209,7 +210,7 @@ class ScriptedProvider:
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(ScriptedConfig, config, MODULE_ID)
     if settings.script_file is not None:
-        working_dir = coordinator.get_capability("session.working_dir") if coordinator is not None else None
+        working_dir = coordinator.get_capability(SESSION_WORKING_DIR) if coordinator is not None else None
         turns = load_script_file(resolve_script_path(settings.script_file, working_dir))
     else:
         turns = parse_script(settings.script or [], "config `script`")

@@ -23,14 +23,19 @@ from pydantic import Field, field_validator
 from amplifier_core.events import POLICY_VIOLATION, TOOL_PRE
 from amplifier_core.models import ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import (
+    SANDBOX_RUN_UNCONFINED_ONCE,
+    SANDBOX_STATUS,
+    SECRETS_VALUES,
+    SESSION_WORKING_DIR,
+)
 from amplifier_support.credentials import passed, without_credentials
 from amplifier_support.sandbox import Confinement
 from amplifier_support.sandbox.watch import Snapshot
-from amplifier_support.secret_values import SECRETS_CAPABILITY
 
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
 from .process_runner import RunOutcome, end_background, end_group, run_in_group, shell_argv, start_background
-from .sandboxing import STATUS_CAPABILITY, UNCONFINED_ONCE_CAPABILITY, SandboxConfig, ToolSandbox, app_places
+from .sandboxing import SandboxConfig, ToolSandbox, app_places
 
 __amplifier_module_type__ = "tool"
 __all__ = ["BashConfig", "BashOutputTool", "BashTool", "SandboxConfig", "mount"]
@@ -154,7 +159,7 @@ class BashTool:
         base = None
         if self.coordinator is not None:
             try:
-                base = self.coordinator.get_capability("session.working_dir")
+                base = self.coordinator.get_capability(SESSION_WORKING_DIR)
             except Exception:  # a coordinator without capabilities
                 base = None
         return str(base) if base else os.getcwd()
@@ -175,7 +180,7 @@ class BashTool:
         known: dict[str, str] = {}
         getter = getattr(self.coordinator, "get_capability", None)
         try:
-            given = getter(SECRETS_CAPABILITY) if callable(getter) else None
+            given = getter(SECRETS_VALUES) if callable(getter) else None
         except Exception:  # a coordinator without capabilities
             given = None
         if isinstance(given, dict):
@@ -427,8 +432,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     cancellation = getattr(coordinator, "cancellation", None)
     if cancellation is not None and hasattr(cancellation, "on_cancel"):
         cancellation.on_cancel(tool.on_cancel)
-    coordinator.register_capability(STATUS_CAPABILITY, tool.sandbox_status)
-    coordinator.register_capability(UNCONFINED_ONCE_CAPABILITY, tool.sandbox.grant_unconfined_once)
+    coordinator.register_capability(SANDBOX_STATUS, tool.sandbox_status)
+    coordinator.register_capability(SANDBOX_RUN_UNCONFINED_ONCE, tool.sandbox.grant_unconfined_once)
     unregister = coordinator.hooks.register(TOOL_PRE, tool.sandbox.drop_stale_grants, priority=-20,
                                             name=f"{MODULE_ID}:sandbox-grants")
     tool.sandbox.places = app_places(coordinator)

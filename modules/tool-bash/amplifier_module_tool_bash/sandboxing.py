@@ -18,13 +18,12 @@ import os
 from typing import Any
 
 from amplifier_core.models import HookResult
+from amplifier_support.capability_names import APP_USER_CONFIG_DIR, SESSION_DIR
 from amplifier_support.sandbox import WRITABLE_DEVICES, Confinement, confine
 from amplifier_support.sandbox.settings import SandboxSettings
 
 logger = logging.getLogger(__name__)
 
-STATUS_CAPABILITY = "sandbox.status"
-UNCONFINED_ONCE_CAPABILITY = "sandbox.run_unconfined_once"
 _warned: set[str] = set()  # one warning per process, however many sessions (sub-agents) mount the tool
 
 
@@ -37,8 +36,8 @@ SandboxConfig = SandboxSettings
 # the session record it is resumed from. The sandbox keeps them read-only with the project's own protected places
 # (a mount namespace); where no namespace can be made, Landlock cannot carve them out, so: a warning.
 PROTECTED_PLACES = (
-    ("app.user_config_dir", "amplifier's settings (approval rules, sandbox mode)"),
-    ("session.dir", "the session records"),
+    (APP_USER_CONFIG_DIR, "amplifier's settings (approval rules, sandbox mode)"),
+    (SESSION_DIR, "the session records"),
 )
 
 

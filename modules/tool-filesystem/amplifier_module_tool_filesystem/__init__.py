@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import FILESYSTEM_READ_ROOTS, SESSION_WORKING_DIR
 
 from .file_tools import EditFileTool, FileLimits, FilesystemTool, ReadFileTool, WriteFileTool
 from .path_policy import DEFAULT_DENIED_PATHS, PathDenied, PathPolicy
@@ -48,7 +49,7 @@ def _working_dir_source(config: FilesystemConfig, coordinator: Any) -> Any:
         base: Any = None
         if coordinator is not None:
             try:
-                base = coordinator.get_capability("session.working_dir")
+                base = coordinator.get_capability(SESSION_WORKING_DIR)
             except Exception:  # a coordinator without capabilities
                 base = None
         base_path = Path(str(base)) if base else Path(os.getcwd())
@@ -67,7 +68,7 @@ def _extra_read_roots(coordinator: Any) -> Any:
 
     def roots() -> list[str]:
         try:
-            value = coordinator.get_capability("filesystem.read_roots")
+            value = coordinator.get_capability(FILESYSTEM_READ_ROOTS)
         except Exception:  # a coordinator without capabilities
             return []
         return [str(item) for item in value] if isinstance(value, list | tuple) else []

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
+from amplifier_support.capability_names import APPROVAL_INTERACTIVE, SESSION_PROJECT_DIR, SESSION_SANDBOX_MODE
 
 from .names import escape_name
 from .no_follow import SUPPORTED, PathChanged, open_for_listing, open_for_reading, replace_atomically
@@ -28,9 +29,6 @@ _SNIPPET_CONTEXT = 3
 _MAX_LISTING = 1000
 _CHUNK = 1024 * 1024  # what one read of a line nobody will see takes at most
 READ_ONLY_MODE = "read-only"
-SANDBOX_MODE_CAPABILITY = "session.sandbox_mode"
-INTERACTIVE_APPROVAL_CAPABILITY = "approval.interactive"  # True when a person answers approval prompts
-PROJECT_DIR_CAPABILITY = "session.project_dir"
 
 
 @dataclass(frozen=True)
@@ -167,7 +165,7 @@ class FilesystemTool:
     def decide_write(self, raw: str) -> Path:
         """The one place a write or edit is allowed or refused: the session's sandbox mode, the protected places,
         then the path policy. Returns the real path to write."""
-        if self._capability(SANDBOX_MODE_CAPABILITY) == READ_ONLY_MODE:
+        if self._capability(SESSION_SANDBOX_MODE) == READ_ONLY_MODE:
             raise ToolFailure(f"{self.name} refused: this session is read-only (sandbox mode read-only, from "
                               "`--sandbox read-only` or the profile's `sandbox:`), so the model's tools change "
                               f"nothing in the project; {raw} was not written. To allow changes, start the session "
@@ -180,11 +178,11 @@ class FilesystemTool:
         """A write to a place that decides what the next session trusts (amplifier_support.protected_paths) needs
         a person: hooks-approval asks one in the chat; with nobody to ask (headless, --approval allow|deny, or no
         app saying a person answers) it is refused here, whatever rules allowed the call."""
-        if self._capability(INTERACTIVE_APPROVAL_CAPABILITY) is True:
+        if self._capability(APPROVAL_INTERACTIVE) is True:
             return
         from amplifier_support.protected_paths import protected_place_of
 
-        project = self._capability(PROJECT_DIR_CAPABILITY) or self.policy.working_dir()
+        project = self._capability(SESSION_PROJECT_DIR) or self.policy.working_dir()
         place = protected_place_of(path, project)
         if place is not None:
             raise ToolFailure(f"{self.name} refused: {raw} is in {place.label} ({place.path}), which decides what "

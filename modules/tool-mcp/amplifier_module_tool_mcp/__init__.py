@@ -15,6 +15,17 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import (
+    APP_USER_CONFIG_DIR,
+    MCP_GET_PROMPT,
+    MCP_PROMPTS,
+    MCP_SERVERS,
+    MCP_STATUS,
+    SESSION_DIR,
+    SESSION_PROJECT_DIR,
+    SESSION_PROJECT_TRUSTED,
+    SESSION_WORKING_DIR,
+)
 
 from .connection import ConnectionSettings
 from .server_set import ServerSet
@@ -28,14 +39,7 @@ logger = logging.getLogger(__name__)
 
 MODULE_ID = "tool-mcp"
 # Capabilities the app registers (all optional): where the user's mcp.json is, and the project root.
-CONFIG_DIR_CAPABILITY = "app.user_config_dir"
-PROJECT_ROOT_CAPABILITY = "session.project_dir"
-PROJECT_TRUSTED_CAPABILITY = "session.project_trusted"  # True only when the user trusts the project's files
 # Capabilities this module registers, for the app's /mcp, /status and prompt slash commands.
-STATUS_CAPABILITY = "mcp.status"
-PROMPTS_CAPABILITY = "mcp.prompts"
-GET_PROMPT_CAPABILITY = "mcp.get_prompt"
-SERVERS_CAPABILITY = "mcp.servers"  # the ServerSet itself, for tests and tools that need more
 VERBOSE_VARIABLE = "AMPLIFIER_MCP_VERBOSE"  # upstream's switch for verbose_servers
 
 
@@ -106,14 +110,14 @@ def _verbose(settings: McpConfig) -> bool:
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(McpConfig, config, MODULE_ID)
-    working_dir = _path(_capability(coordinator, "session.working_dir"))
+    working_dir = _path(_capability(coordinator, SESSION_WORKING_DIR))
     files: list[Path] = []
     if settings.read_config_files:
-        config_dir = _path(settings.config_dir or _capability(coordinator, CONFIG_DIR_CAPABILITY))
+        config_dir = _path(settings.config_dir or _capability(coordinator, APP_USER_CONFIG_DIR))
         project_root = _path(settings.project_dir)  # named in the profile: its author's choice
-        if project_root is None and _capability(coordinator, PROJECT_TRUSTED_CAPABILITY) is True:
+        if project_root is None and _capability(coordinator, SESSION_PROJECT_TRUSTED) is True:
             # A project's servers start processes: only where the app says the user trusts the project.
-            project_root = _path(_capability(coordinator, PROJECT_ROOT_CAPABILITY)) or working_dir
+            project_root = _path(_capability(coordinator, SESSION_PROJECT_DIR)) or working_dir
         upstream = settings.read_upstream_files
         files = server_files(config_dir, project_root, home=_home() if upstream else None,
                              config_file=os.environ.get(CONFIG_FILE_VARIABLE) if upstream else None)
@@ -121,16 +125,16 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     server_set = ServerSet(definitions, ConnectionSettings(
         startup_timeout=settings.startup_timeout,
         request_timeout=settings.request_timeout,
-        log_dir=_log_dir(settings, _capability(coordinator, "session.dir")),
+        log_dir=_log_dir(settings, _capability(coordinator, SESSION_DIR)),
         working_dir=working_dir,
         guard_processes=settings.guard_processes,
         warn=_warner(coordinator),
         verbose=_verbose(settings),
     ))
-    coordinator.register_capability(STATUS_CAPABILITY, server_set.status)
-    coordinator.register_capability(PROMPTS_CAPABILITY, server_set.prompts)
-    coordinator.register_capability(GET_PROMPT_CAPABILITY, server_set.get_prompt)
-    coordinator.register_capability(SERVERS_CAPABILITY, server_set)
+    coordinator.register_capability(MCP_STATUS, server_set.status)
+    coordinator.register_capability(MCP_PROMPTS, server_set.prompts)
+    coordinator.register_capability(MCP_GET_PROMPT, server_set.get_prompt)
+    coordinator.register_capability(MCP_SERVERS, server_set)
     if not definitions:
         return None
     coordinator.register_cleanup(server_set.close_all)  # before starting: a Ctrl-C during startup cleans up too

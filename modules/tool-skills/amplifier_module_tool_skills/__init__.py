@@ -22,6 +22,15 @@ from pydantic import Field
 
 from amplifier_core import HookResult, ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import (
+    APP_USER_CONFIG_DIR,
+    FILESYSTEM_READ_ROOTS,
+    OBSERVABILITY_EVENTS,
+    SESSION_PROJECT_DIR,
+    SESSION_PROJECT_TRUSTED,
+    SESSION_WORKING_DIR,
+    SKILLS_CATALOG,
+)
 
 from .catalog import Skill, SkillCatalog, SkillSource, discover, skill_body, skill_files
 
@@ -33,8 +42,6 @@ logger = logging.getLogger(__name__)
 MODULE_ID = "tool-skills"
 SKILLS_DISCOVERED_EVENT = "skills:discovered"
 SKILL_LOADED_EVENT = "skill:loaded"
-CATALOG_CAPABILITY = "skills.catalog"  # callable -> {skills, shadowed, problems, sources}: the app's /skills
-READ_ROOTS_CAPABILITY = "filesystem.read_roots"  # extra directories tool-filesystem may read
 PROJECT_SKILL_DIRS = (".amplifier/skills", ".claude/skills")
 
 
@@ -73,7 +80,7 @@ def _as_list(value: list[str] | str | None) -> list[str]:
 def skill_sources(config: SkillsConfig, coordinator: Any) -> list[SkillSource]:
     """Where skills are read from, lowest precedence first: the user's directories, the project's (trusted
     only), then the directories the settings and the profile name."""
-    project = _capability(coordinator, "session.project_dir") or _capability(coordinator, "session.working_dir")
+    project = _capability(coordinator, SESSION_PROJECT_DIR) or _capability(coordinator, SESSION_WORKING_DIR)
     base = Path(str(project)) if project else Path.cwd()
 
     def located(raw: str) -> Path:
@@ -84,13 +91,13 @@ def skill_sources(config: SkillsConfig, coordinator: Any) -> list[SkillSource]:
     if config.include_defaults:
         home = Path.home()
         user_dirs = [home / ".claude" / "skills", home / ".amplifier" / "skills"]
-        config_dir = _capability(coordinator, "app.user_config_dir")
+        config_dir = _capability(coordinator, APP_USER_CONFIG_DIR)
         if config_dir:
             user_dirs.append(Path(str(config_dir)) / "skills")
         if os.environ.get("AMPLIFIER_SKILLS_DIR"):
             user_dirs.append(located(os.environ["AMPLIFIER_SKILLS_DIR"]))
         sources += [SkillSource("user", path) for path in user_dirs]
-        if project and _capability(coordinator, "session.project_trusted") is True:
+        if project and _capability(coordinator, SESSION_PROJECT_TRUSTED) is True:
             sources += [SkillSource("project", base / relative) for relative in PROJECT_SKILL_DIRS]
     settings = (getattr(coordinator, "config", None) or {}).get("skills") if coordinator is not None else None
     if isinstance(settings, dict):
@@ -250,11 +257,11 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(SkillsConfig, config, MODULE_ID)
     tool = SkillsTool(settings, coordinator)
     await coordinator.mount("tools", tool, name=tool.name)
-    coordinator.register_contributor("observability.events", MODULE_ID,
+    coordinator.register_contributor(OBSERVABILITY_EVENTS, MODULE_ID,
                                      lambda: [SKILLS_DISCOVERED_EVENT, SKILL_LOADED_EVENT])
-    coordinator.register_capability(CATALOG_CAPABILITY, tool.summary)
-    roots = list(_capability(coordinator, READ_ROOTS_CAPABILITY) or [])
-    coordinator.register_capability(READ_ROOTS_CAPABILITY,
+    coordinator.register_capability(SKILLS_CATALOG, tool.summary)
+    roots = list(_capability(coordinator, FILESYSTEM_READ_ROOTS) or [])
+    coordinator.register_capability(FILESYSTEM_READ_ROOTS,
                                     [*roots, *(str(skill.directory) for skill in tool._sorted())])
     visibility = SkillsVisibility(tool, settings.visibility)
     coordinator.hooks.register("provider:request", visibility.on_provider_request,

@@ -17,6 +17,13 @@ from typing import Any
 
 from amplifier_core import ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import (
+    AGENTS_CATALOG,
+    OBSERVABILITY_EVENTS,
+    SESSION_DEPTH,
+    SESSION_RESUME,
+    SESSION_SPAWN,
+)
 
 __amplifier_module_type__ = "tool"
 
@@ -69,7 +76,7 @@ class TaskTool:
 
     def agents(self) -> dict[str, str]:
         """name -> description, from the app's catalog or upstream's `agents:` mount-plan mapping."""
-        catalog = self._coordinator.get_capability("agents.catalog")
+        catalog = self._coordinator.get_capability(AGENTS_CATALOG)
         if catalog is None:
             catalog = (self._coordinator.config or {}).get("agents")
         if not isinstance(catalog, dict):
@@ -103,7 +110,7 @@ class TaskTool:
             names = ", ".join(self.agents()) or "none configured"
             return _error(f"'agent' is required to start a sub-agent (available: {names}); or pass session_id "
                           "to continue one")
-        depth = int(self._coordinator.get_capability("session.depth") or 0)
+        depth = int(self._coordinator.get_capability(SESSION_DEPTH) or 0)
         if depth + 1 > self.max_depth:
             return _error(
                 f"Delegation refused: this session is at depth {depth} and the limit is max_depth={self.max_depth}. "
@@ -116,7 +123,7 @@ class TaskTool:
         return await self._spawn(agent, instruction, parent_id, options)
 
     async def _spawn(self, agent: str, instruction: str, parent_id: str | None, options: dict[str, Any]) -> ToolResult:
-        spawn = self._coordinator.get_capability("session.spawn")
+        spawn = self._coordinator.get_capability(SESSION_SPAWN)
         if spawn is None:
             return _error("sub-agents are not available here: the app did not provide capability session.spawn")
         if agent not in self.agents():
@@ -130,7 +137,7 @@ class TaskTool:
 
     async def _resume(self, session_id: str, instruction: str, agent: Any, parent_id: str | None,
                       options: dict[str, Any]) -> ToolResult:
-        resume = self._coordinator.get_capability("session.resume")
+        resume = self._coordinator.get_capability(SESSION_RESUME)
         if resume is None:
             return _error("sub-agents cannot be continued here: the app did not provide capability session.resume")
         await self._emit(AGENT_RESUMED, {"agent": agent if isinstance(agent, str) else None,
@@ -198,5 +205,5 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(TaskConfig, config, "tool-task")
     tool = TaskTool(settings, coordinator)
     await coordinator.mount("tools", tool, name=tool.name)
-    coordinator.register_contributor("observability.events", "tool-task", lambda: list(EVENTS))
+    coordinator.register_contributor(OBSERVABILITY_EVENTS, "tool-task", lambda: list(EVENTS))
     return None

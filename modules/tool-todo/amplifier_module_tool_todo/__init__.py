@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from amplifier_core import ToolResult
 from amplifier_core.module_config import ModuleConfig, parse_module_config
+from amplifier_support.capability_names import OBSERVABILITY_EVENTS, SESSION_DIR
 
 __amplifier_module_type__ = "tool"
 
@@ -79,7 +80,7 @@ class TodoTool:
         return self._items
 
     def _path(self) -> Path | None:
-        session_dir = self._coordinator.get_capability("session.dir")
+        session_dir = self._coordinator.get_capability(SESSION_DIR)
         return Path(session_dir) / self._config.file_name if session_dir else None
 
     def _load(self) -> list[TodoItem]:
@@ -148,5 +149,5 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(TodoConfig, config, "tool-todo")
     tool = TodoTool(settings, coordinator)
     await coordinator.mount("tools", tool, name=tool.name)
-    coordinator.register_contributor("observability.events", "tool-todo", lambda: [TODO_UPDATED_EVENT])
+    coordinator.register_contributor(OBSERVABILITY_EVENTS, "tool-todo", lambda: [TODO_UPDATED_EVENT])
     return None

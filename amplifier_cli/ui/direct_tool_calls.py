@@ -1,4 +1,5 @@
-"""What `amplifier tool list|info|invoke` show: tools of a profile, one tool's schema, one direct call."""
+"""`amplifier tool list|info|invoke`: a session's tools listed, and one tool called directly, through the
+session's approval hooks and sandbox, with approval asked and progress shown on stderr."""
 
 from __future__ import annotations
 
@@ -7,22 +8,9 @@ import json
 import sys
 from typing import Any
 
+from amplifier_support.capability_names import UI_OUTPUT
+
 from ..errors import UsageError
-
-
-def parse_tool_arguments(pairs: list[str]) -> dict[str, Any]:
-    """`key=value` pairs; a value that parses as JSON (numbers, true, lists, objects, "quoted") is that value."""
-    arguments: dict[str, Any] = {}
-    for pair in pairs:
-        key, equals, raw = pair.partition("=")
-        if not equals or not key:
-            raise UsageError.single(f"argument '{pair}' is not key=value",
-                                    fix='write each argument as key=value, e.g. command="ls -la"')
-        try:
-            arguments[key] = json.loads(raw)
-        except ValueError:
-            arguments[key] = raw
-    return arguments
 
 
 def _request(profile: str | None) -> Any:
@@ -43,7 +31,7 @@ def tool_modules(profile: str | None) -> list[dict[str, Any]]:
 def list_tools(profile: str | None) -> list[dict[str, Any]]:
     from ..sessions.direct_tools import tool_descriptions, tools_session
 
-    quiet = {"ui.output": {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
+    quiet = {UI_OUTPUT: {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
 
     async def work() -> list[dict[str, Any]]:
         async with tools_session(_request(profile), capabilities=quiet) as live:
@@ -72,7 +60,7 @@ def invoke_tool(name: str, arguments: dict[str, Any], *, profile: str | None, ap
 
     from .display_system import StderrDisplay
 
-    progress = {"ui.output": {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
+    progress = {UI_OUTPUT: {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}}
 
     async def work() -> dict[str, Any]:
         async with tools_session(_request(profile), approval_system=approval_system, display_system=StderrDisplay(),

@@ -1,10 +1,10 @@
-"""What `amplifier session list/show` print, computed from the store (no command formatting here)."""
+"""What `amplifier session list|show` report about a stored session, computed from the store."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..sessions.store import SessionMetadata, SessionRecord
+from .store import SessionMetadata, SessionRecord
 
 
 def summary_row(meta: SessionMetadata) -> dict[str, Any]:
@@ -19,16 +19,6 @@ def summary_row(meta: SessionMetadata) -> dict[str, Any]:
         "parent_id": meta.parent_id,
         "first_prompt": meta.first_prompt,
     }
-
-
-def cleanup_lines(sessions: list[SessionMetadata], *, show_project: bool) -> list[str]:
-    """One line per session `session cleanup` is about to delete: id, last update, turns, first prompt."""
-    lines = []
-    for meta in sessions:
-        prompt = (meta.first_prompt or "(no message)").replace("\n", " ")[:50]
-        project = f"  {meta.project}" if show_project else ""
-        lines.append(f"{meta.session_id[:8]}  {meta.updated[:16]}  {meta.turn_count} turn(s){project}  {prompt}")
-    return lines
 
 
 def _message_text(message: dict[str, Any]) -> str:

@@ -1,19 +1,20 @@
-"""What `amplifier agents list|show` print, kept out of the command file so it can be tested directly."""
+"""What `amplifier agents list|show` report: the agents a session of a profile would see, and where they are
+searched for."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from ..config.paths import AmplifierPaths
-from ..errors import ConfigError
-from ..plans.agents.catalog import AgentCatalog, agent_dirs, load_agent_catalog, unknown_agent_fix
+from ...config.paths import AmplifierPaths
+from ...errors import ConfigError
+from .catalog import AgentCatalog, agent_dirs, load_agent_catalog, unknown_agent_fix
 
 
 def catalog_for(profile: str | None = None, paths: AmplifierPaths | None = None) -> tuple[AgentCatalog, str]:
     """The agents a session of `profile` (default: the active one) would see, and that profile's name."""
-    from ..config.settings import load_settings
-    from ..plans.plan import build_plan
+    from ...config.settings import load_settings
+    from ..plan import build_plan
 
     paths = paths or AmplifierPaths.discover()
     built = build_plan(load_settings(paths), profile, paths=paths)

@@ -1,13 +1,13 @@
-"""What `amplifier mcp ...` and the REPL's /mcp show: servers by scope, one server's definition, a probe's
-result, and the state of a session's servers."""
+"""The MCP servers of the settings files as `amplifier mcp list|get` report them: by scope, each with whether it
+is trusted to start."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..config.mcp_servers import McpScope, McpServerEntry, find_server, list_servers
-from ..config.paths import AmplifierPaths
-from ..config.trust import project_trusted
+from .mcp_servers import McpScope, McpServerEntry, find_server, list_servers
+from .paths import AmplifierPaths
+from .trust import project_trusted
 
 
 def server_rows(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
@@ -36,15 +36,3 @@ def scope_from_flags(global_: bool, project: bool, shared: bool) -> McpScope | N
     if len(chosen) > 1:
         raise UsageError.single("choose only one of --global, --project, --shared")
     return chosen[0] if chosen else None
-
-
-def session_server_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per server of a live session: state, transport, tool and prompt counts, the reason it failed."""
-    lines = []
-    for row in rows:
-        counts = f"{row['tools']} tool(s)" + (f", {row['prompts']} prompt(s)" if row.get("prompts") else "")
-        line = f"{row['name']}: {row['state']} ({row['transport']}) · {counts}"
-        if row.get("error"):
-            line += f" · {row['error']}"
-        lines.append(line)
-    return lines

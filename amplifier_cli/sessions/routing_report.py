@@ -1,44 +1,25 @@
-"""`amplifier routing list|use|show`: upstream's routing matrices, resolved against the providers the active
-profile mounts (with settings and keys as a session would see them)."""
+"""`amplifier routing show`: a routing matrix resolved against the providers the active profile mounts (with
+settings and keys as a session would see them)."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 from ..config.paths import AmplifierPaths
-from ..config.routing_matrix import active_matrix_name, load_matrix, matrix_files, resolve_roles
-from ..config.settings import Scope, load_settings, update_scope, writable_scope_path
+from ..config.routing_matrix import active_matrix_name, load_matrix, resolve_roles
+from ..config.settings import load_settings
 
 
 def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
     return paths or AmplifierPaths.discover()
 
 
-def matrix_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
-    paths = _paths(paths)
-    active = active_matrix_name(load_settings(paths))
-    rows = []
-    for name, origin, path in matrix_files(paths):
-        matrix = load_matrix(name, paths)
-        rows.append({"name": name, "origin": origin, "path": str(path), "active": name == active,
-                     "description": matrix.data.description, "roles": sorted(matrix.data.roles)})
-    return rows
-
-
-def use_matrix(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> Path:
-    paths = _paths(paths)
-    writable_scope_path(paths, scope)
-    load_matrix(name, paths)  # checked before it is written
-    return update_scope(paths, scope, ("routing", "matrix"), name)
-
-
 def show_matrix(name: str | None, paths: AmplifierPaths | None = None) -> dict[str, Any]:
     """Each role resolved as a session of the active profile would: a glob candidate asks its provider (mounted
     by itself, as `provider models` does) for the models it offers."""
     from ..plans.plan import build_plan
-    from ..sessions.model_roles import plan_provider_ids
+    from .model_roles import plan_provider_ids
 
     paths = _paths(paths)
     settings = load_settings(paths)
@@ -70,7 +51,7 @@ def show_matrix(name: str | None, paths: AmplifierPaths | None = None) -> dict[s
 
 async def _listed_models(settings: Any, entry: dict[str, Any], profile_name: str) -> list[str] | None:
     """What `provider models` lists for this entry; its configured default model when it cannot be asked."""
-    from ..sessions.provider_probe import model_names, mounted_provider
+    from .provider_probe import model_names, mounted_provider
 
     try:
         async with mounted_provider(settings, entry, profile_name) as provider:

@@ -1,16 +1,15 @@
-"""`amplifier provider ...`: providers known here, the settings `config.providers` list per scope (what
-`provider use|add|edit|remove|reset` write), and the probes `test` / `models` run."""
+"""Providers in settings: the `config.providers` list per scope (what `provider use|add|edit|remove|reset`
+write), the providers known here, and where each one's key comes from."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
-from ..config.paths import AmplifierPaths
-from ..config.settings import SCOPES, Scope, load_settings, update_scope, writable_scope_path
 from ..errors import UsageError
+from .paths import AmplifierPaths
+from .settings import Scope, load_settings, update_scope, writable_scope_path
 
 # provider id -> what a user needs to know to configure it (bundled modules; others are found installed)
 KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
@@ -30,7 +29,7 @@ def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
     return paths or AmplifierPaths.discover()
 
 
-def _installed_providers() -> list[str]:
+def installed_providers() -> list[str]:
     from importlib.metadata import entry_points
 
     return sorted({provider_id(point.name) for point in entry_points(group="amplifier.modules")
@@ -39,7 +38,7 @@ def _installed_providers() -> list[str]:
 
 def key_state(name: str, paths: AmplifierPaths) -> str:
     """Where the provider's key would come from: env, key store, or nowhere."""
-    from ..config.key_store import read_key_store
+    from .key_store import read_key_store
 
     env = KNOWN_PROVIDERS.get(name, {}).get("key_env")
     if env is None:
@@ -51,45 +50,13 @@ def key_state(name: str, paths: AmplifierPaths) -> str:
     return f"{env} not set"
 
 
-def provider_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
-    paths = _paths(paths)
-    settings = load_settings(paths)
-    configured = {provider_id(entry.get("module", "")) for entry in settings.provider_overrides}
-    default = current_provider(paths).get("id")
-    names = list(dict.fromkeys([*KNOWN_PROVIDERS, *_installed_providers()]))
-    return [{"id": name, "module": f"provider-{name}",
-             "description": KNOWN_PROVIDERS.get(name, {}).get("description", "installed module"),
-             "key": key_state(name, paths), "configured": name in configured, "default": name == default}
-            for name in names]
-
-
-def current_provider(paths: AmplifierPaths | None = None, bundle: str | None = None) -> dict[str, Any]:
-    """The provider the next session prefers (lowest priority), its model, and the scope that configured it."""
-    from ..plans.plan import build_plan, preferred_provider
-
-    paths = _paths(paths)
-    settings = load_settings(paths)
-    built = build_plan(settings, bundle)
-    providers = built.plan.get("providers") or []
-    if not providers:
-        return {"id": None, "module": None, "model": None, "scope": None, "profile": built.profile_name}
-    entry = preferred_provider(providers)
-    scope = next((s for s in reversed(SCOPES) for e in ((settings.scopes[s].data.get("config") or {})
-                                                           .get("providers") or [])
-                  if e.get("module") == entry["module"]), None)
-    config = entry.get("config") or {}
-    return {"id": provider_id(entry["module"]), "module": entry["module"],
-            "model": config.get("default_model") or config.get("model"), "scope": scope,
-            "endpoint": config.get("base_url"), "profile": built.profile_name}
-
-
 def _scope_entries(settings: Any, scope: Scope) -> list[dict[str, Any]]:
     return [dict(entry) for entry in (settings.scopes[scope].data.get("config") or {}).get("providers") or []]
 
 
 def _check_known(name: str) -> None:
-    if name not in KNOWN_PROVIDERS and name not in _installed_providers():
-        available = ", ".join(dict.fromkeys([*KNOWN_PROVIDERS, *_installed_providers()]))
+    if name not in KNOWN_PROVIDERS and name not in installed_providers():
+        available = ", ".join(dict.fromkeys([*KNOWN_PROVIDERS, *installed_providers()]))
         raise UsageError.single(f"unknown provider '{name}' (available: {available})",
                                 fix="pick one of those, or give --source URI for a provider module of your own")
 
@@ -164,48 +131,9 @@ def reset_providers(scope: Scope, paths: AmplifierPaths | None = None) -> Path:
 
 
 def save_provider_key(name: str, key: str, paths: AmplifierPaths | None = None) -> tuple[str, Path]:
-    from ..config.key_store import save_key
+    from .key_store import save_key
 
     env = KNOWN_PROVIDERS.get(provider_id(name), {}).get("key_env") or f"{provider_id(name).upper()}_API_KEY"
     if not key.strip() or "\n" in key.strip():
         raise UsageError.single("the key is empty or spans lines", fix="paste the key on one line")
     return env, save_key(_paths(paths), env, key)
-
-
-def _provider_entry(name: str | None, bundle: str | None, paths: AmplifierPaths) -> tuple[Any, dict[str, Any], str]:
-    from ..plans.plan import build_plan, preferred_provider
-
-    settings = load_settings(paths)
-    built = build_plan(settings, bundle, provider=name)
-    providers = built.plan.get("providers") or []
-    if not providers:
-        raise UsageError.single(f"profile '{built.profile_name}' mounts no provider",
-                                fix="amplifier provider use anthropic (or openai)")
-    entry = providers[0] if name else preferred_provider(providers)
-    return settings, entry, built.profile_name
-
-
-def test_provider(name: str | None, bundle: str | None = None, paths: AmplifierPaths | None = None) -> dict[str, Any]:
-    from ..sessions.provider_probe import mounted_provider, probe
-
-    settings, entry, profile = _provider_entry(name, bundle, _paths(paths))
-
-    async def work() -> Any:
-        async with mounted_provider(settings, entry, profile) as provider:
-            return await probe(provider)
-
-    result = asyncio.run(work())
-    return {"provider": provider_id(entry["module"]), "ok": result.ok, "kind": result.kind,
-            "message": result.message, "model": result.model, "elapsed_ms": result.elapsed_ms}
-
-
-def list_models(name: str | None, bundle: str | None = None, paths: AmplifierPaths | None = None) -> list[dict]:
-    from ..sessions.provider_probe import model_names, mounted_provider
-
-    settings, entry, profile = _provider_entry(name, bundle, _paths(paths))
-
-    async def work() -> list[dict[str, Any]]:
-        async with mounted_provider(settings, entry, profile) as provider:
-            return await model_names(provider)
-
-    return asyncio.run(work())

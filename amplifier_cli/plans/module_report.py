@@ -1,13 +1,14 @@
-"""What the source and module commands report: layer answers, overrides per scope, installed and cached modules."""
+"""What `amplifier source show` and `amplifier module list|show` report: each resolver layer's answer, and the
+installed, profile and cached modules, one row per id."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..config.paths import AmplifierPaths
-from ..config.settings import SCOPES, Scope, Settings, load_settings, update_scope
+from ..config.settings import Settings, load_settings
 from ..errors import ConfigError, UsageError
-from ..plans.module_types import type_from_id
+from .module_types import type_from_id
 
 
 def _settings(paths: AmplifierPaths | None) -> Settings:
@@ -16,8 +17,8 @@ def _settings(paths: AmplifierPaths | None) -> Settings:
 
 def plan_source_hint(settings: Settings, module_id: str) -> str | None:
     """The `source:` the active profile gives this module, if the profile loads."""
-    from ..plans.mount_plan import module_ids
-    from ..plans.plan import build_plan
+    from .mount_plan import module_ids
+    from .plan import build_plan
 
     try:
         built = build_plan(settings)
@@ -30,8 +31,8 @@ def plan_source_hint(settings: Settings, module_id: str) -> str | None:
 
 
 def active_plan_modules(settings: Settings) -> list[tuple[str, str, str | None]]:
-    from ..plans.mount_plan import module_ids
-    from ..plans.plan import build_plan
+    from .mount_plan import module_ids
+    from .plan import build_plan
 
     try:
         return module_ids(build_plan(settings).plan)
@@ -39,16 +40,8 @@ def active_plan_modules(settings: Settings) -> list[tuple[str, str, str | None]]
         return []
 
 
-def source_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
-    settings = _settings(paths)
-    rows = []
-    for module_id, uri in sorted(settings.sources.items()):
-        rows.append({"module": module_id, "source": uri, "scope": settings.source_origin(module_id)})
-    return rows
-
-
 def explain_source(module_id: str, paths: AmplifierPaths | None = None) -> dict[str, Any]:
-    from ..plans.sources import make_resolver
+    from .sources import make_resolver
 
     settings = _settings(paths)
     resolver = make_resolver(settings)
@@ -63,33 +56,12 @@ def explain_source(module_id: str, paths: AmplifierPaths | None = None) -> dict[
     }
 
 
-def add_source(module_id: str, uri: str, scope: Scope, paths: AmplifierPaths | None = None) -> tuple[str, Any]:
-    from ..config.source_uri import normalize_source_uri
-
-    paths = paths or AmplifierPaths.discover()
-    if not module_id or "/" in module_id or module_id.startswith("."):
-        raise UsageError.single(f"'{module_id}' is not a module id", fix="use an id like tool-bash")
-    normalized = normalize_source_uri(uri, paths.cwd)  # relative paths mean relative to where you typed them
-    path = update_scope(paths, scope, ("sources", module_id), normalized)
-    return normalized, path
-
-
-def remove_source(module_id: str, scope: Scope, paths: AmplifierPaths | None = None) -> Any:
-    paths = paths or AmplifierPaths.discover()
-    settings = load_settings(paths)
-    if module_id not in (settings.scopes[scope].data.get("sources") or {}):
-        where = [s for s in SCOPES if module_id in (settings.scopes[s].data.get("sources") or {})]
-        fix = f"it is set in: {', '.join(where)} (pass that scope)" if where else "see 'amplifier source list'"
-        raise UsageError.single(f"no source override for '{module_id}' in the {scope} scope", fix=fix)
-    return update_scope(paths, scope, ("sources", module_id), None)
-
-
 def module_listing(paths: AmplifierPaths | None = None, module_type: str | None = None) -> list[dict[str, Any]]:
     """Installed modules, modules of the active profile and cached git checkouts, one row per id."""
     from importlib.metadata import entry_points
 
-    from ..plans.sources import make_resolver
-    from ..plans.sources.git_cache import GitCache
+    from .sources import make_resolver
+    from .sources.git_cache import GitCache
 
     settings = _settings(paths)
     resolver = make_resolver(settings)
@@ -141,41 +113,3 @@ def module_details(module_id: str, paths: AmplifierPaths | None = None) -> dict[
         "in_profile": extra.get("in_profile", False),
         "cached": extra.get("cached", []),
     }
-
-
-def update_modules(module_id: str | None, paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
-    """Refresh cached checkouts of moving refs (branches); tags and commits are reported as pinned."""
-    from ..plans.sources.git_cache import GitCache
-
-    settings = _settings(paths)
-    cache = GitCache(settings.paths.git_cache_dir)
-    entries = cache.entries()
-    if module_id is not None:
-        entries = [e for e in entries if e.module_id == module_id]
-    results = []
-    for entry in entries:
-        label = f"{entry.module_id or entry.url}@{entry.ref or '(default branch)'}"
-        if not entry.mutable:
-            results.append(
-                {
-                    "module": entry.module_id,
-                    "ref": entry.ref,
-                    "status": "pinned",
-                    "label": label,
-                    "commit": entry.commit[:12],
-                }
-            )
-            continue
-        fresh = cache.refresh(entry)
-        status = "updated" if fresh.commit != entry.commit else "unchanged"
-        results.append(
-            {
-                "module": entry.module_id,
-                "ref": entry.ref,
-                "status": status,
-                "label": label,
-                "commit": fresh.commit[:12],
-                "previous": entry.commit[:12],
-            }
-        )
-    return results

@@ -1,13 +1,14 @@
-"""What the profile commands show and change, kept out of the command file so it can be tested directly."""
+"""What the profile and bundle commands report (`profile list|show|current`, `bundle list|current`): every
+profile found by name with its problems, one profile's chain and plan, the active one."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
+from ..config.bundle_settings import chosen_bundle_name
 from ..config.paths import AmplifierPaths
-from ..config.settings import Scope, load_settings, scope_path, update_scope
-from ..plans.profiles import DEFAULT_PROFILE, list_locations, load_profile
+from ..config.settings import SCOPES, load_settings, scope_path
+from .profiles.loader import DEFAULT_PROFILE, list_locations, load_profile
 
 
 def profile_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
@@ -43,9 +44,9 @@ def profile_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]
 def validate_profile(name: str, settings: Any) -> None:
     """What `run` checks before it mounts anything: the profile (extends, schema, required keys) merged with the
     settings, and that every module it names can be found (no git fetch). Raises ConfigError."""
-    from ..plans.module_preflight import check_plan_modules
-    from ..plans.plan import build_plan
-    from ..plans.sources import make_resolver
+    from .module_preflight import check_plan_modules
+    from .plan import build_plan
+    from .sources import make_resolver
 
     built = build_plan(settings, name, paths=settings.paths)
     check_plan_modules(built.plan, make_resolver(settings), fetch=False)
@@ -93,23 +94,6 @@ def describe_profile(name: str, *, resolved: bool, paths: AmplifierPaths | None 
     return info
 
 
-def use_profile(name: str, scope: Scope, paths: AmplifierPaths | None = None) -> Any:
-    paths = paths or AmplifierPaths.discover()
-    from ..config.settings import writable_scope_path
-    from ..errors import ConfigError, Problem
-
-    writable_scope_path(paths, scope)
-    try:
-        settings = load_settings(paths)
-    except ConfigError as error:  # `run` would stop on these files whichever profile is chosen: fix them first
-        fix = "correct this settings file first: no profile can run while it is invalid"
-        problems = [replace(problem, fix=problem.fix or fix) for problem in error.problems]
-        raise ConfigError(error.message, problems or [Problem(error.message, fix=fix)]) from None
-    validate_profile(name, settings)  # as `run` would: never make a profile active that cannot run
-    profile = load_profile(name, paths)
-    return update_scope(paths, scope, ("profile", "active"), profile.name)
-
-
 def current_profile(paths: AmplifierPaths | None = None) -> dict[str, Any]:
     paths = paths or AmplifierPaths.discover()
     settings = load_settings(paths)
@@ -119,3 +103,35 @@ def current_profile(paths: AmplifierPaths | None = None) -> dict[str, Any]:
         "scope": scope,
         "file": str(scope_path(paths, scope)) if scope else None,
     }
+
+
+def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
+    return paths or AmplifierPaths.discover()
+
+
+def bundle_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]]:
+    """Every profile/bundle found by name, then the registered ones; `active` marks the one sessions use."""
+
+    paths = _paths(paths)
+    settings = load_settings(paths)
+    active, _scope = settings.active_profile()
+    rows = [{"name": row["name"], "source": row["origin"], "uri": "", "active": row["status"] == "active",
+             "description": row["description"]} for row in profile_listing(paths)]
+    for scope in SCOPES:
+        for name, uri in ((settings.scopes[scope].data.get("bundle") or {}).get("added") or {}).items():
+            rows = [row for row in rows if row["name"] != name]
+            rows.append({"name": name, "source": f"registered ({scope})", "uri": uri, "active": uri == active,
+                         "description": ""})
+    if not any(row["active"] for row in rows):
+        for row in rows:
+            row["active"] = row["name"] == (active or DEFAULT_PROFILE)
+    return rows
+
+
+def current_bundle(paths: AmplifierPaths | None = None) -> dict[str, Any]:
+    paths = _paths(paths)
+    settings = load_settings(paths)
+    reference, scope = settings.active_profile()
+    name = chosen_bundle_name(settings, scope) or DEFAULT_PROFILE
+    return {"name": name, "reference": reference or DEFAULT_PROFILE, "scope": scope,
+            "file": str(scope_path(paths, scope)) if scope else None}
