@@ -8,12 +8,13 @@ import difflib
 import importlib.util
 from typing import Any
 
+from amplifier_core.module_ids import package_name
 from amplifier_core.module_sources import ModuleLoadError, ModuleNotFoundError
 
 from ..config.env_refs import env_ref_names
 from ..errors import ConfigError, Problem
 from .mount_plan import module_ids
-from .sources.resolver import LayeredModuleResolver, package_name
+from .sources.resolver import LayeredModuleResolver
 
 # Keys the bundled providers read from the environment when their config has no api_key.
 PROVIDER_KEY_VARS = {"provider-anthropic": "ANTHROPIC_API_KEY", "provider-openai": "OPENAI_API_KEY"}

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from amplifier_core.module_ids import MODULE_TYPES, type_from_name
+
 from ..errors import RuntimeFailure, UsageError
-from .module_types import MODULE_TYPES, declared_type, type_from_name
+from .module_types import declared_type
 
 VALIDATOR_NAMES = {
     "provider": "ProviderValidator",
@@ -25,10 +27,9 @@ VALIDATOR_NAMES = {
 def find_package_dir(path: Path) -> Path:
     """The `amplifier_module_*` package to validate: the path itself, or the one package inside it.
     When there is none the path is returned as is and the validator's import check reports it."""
-    if (path / "__init__.py").is_file():
-        return path
-    packages = sorted(p for p in path.glob("amplifier_module_*") if (p / "__init__.py").is_file())
-    return packages[0] if len(packages) == 1 else path
+    from amplifier_core.module_ids import find_package_dir as find_module_package_dir
+
+    return find_module_package_dir(None, path) or path
 
 
 def detect_type(path: Path, package_dir: Path, explicit: str | None) -> str:

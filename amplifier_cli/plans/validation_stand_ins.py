@@ -40,7 +40,9 @@ def _filled(value: Any, scratch_dir: Path) -> Any:
 
 def module_id_of(package_dir: Path) -> str:
     """`amplifier_module_provider_openai` -> `provider-openai`."""
-    return package_dir.name.removeprefix("amplifier_module_").replace("_", "-")
+    from amplifier_core.module_ids import id_from_name
+
+    return id_from_name(package_dir.name)
 
 
 def stand_in_config(module_id: str, scratch_dir: Path) -> dict[str, Any]:
