@@ -73,7 +73,7 @@ def current_provider(paths: AmplifierPaths | None = None, bundle: str | None = N
     providers = built.plan.get("providers") or []
     if not providers:
         return {"id": None, "module": None, "model": None, "scope": None, "profile": built.profile_name}
-    entry = preferred_provider(providers)
+    entry = preferred_provider(providers, built.plan)
     scope = next((s for s in reversed(SCOPES) for e in ((settings.scopes[s].data.get("config") or {})
                                                            .get("providers") or [])
                   if e.get("module") == entry["module"]), None)
@@ -181,7 +181,7 @@ def _provider_entry(name: str | None, bundle: str | None, paths: AmplifierPaths)
     if not providers:
         raise UsageError.single(f"profile '{built.profile_name}' mounts no provider",
                                 fix="amplifier provider use anthropic (or openai)")
-    entry = providers[0] if name else preferred_provider(providers)
+    entry = providers[0] if name else preferred_provider(providers, built.plan)
     return settings, entry, built.profile_name
 
 
