@@ -4,10 +4,16 @@ package's `__init__.py` (shipped with the package, so it is there however the mo
     [provider]
     sdk = "anthropic"                  # the package to import in the background before the first request
     key_env = "ANTHROPIC_API_KEY"      # the variable holding its key (kept out of transcripts, asked by init)
+    base_url_env = "ANTHROPIC_BASE_URL"  # the variable holding its endpoint (`provider add --endpoint`)
     mount_env = ["ANTHROPIC_API_KEY"]  # any one set lets it mount (default: key_env)
     models = ["claude-*"]              # model names it offers (shell patterns): `--model X` picks it
+    description = "Anthropic Claude"   # what `provider list` says of it
+    default_model = "claude-sonnet-4-5"  # what `provider add` suggests
     [sandbox]
-    confined = true                    # it runs commands for the model and reads the session's sandbox mode
+    confined = true                    # it runs commands for the model: the session's sandbox applies to it
+    [validate]
+    config = {path = "{scratch}/x"}    # what `module validate` mounts it with when given no --config
+                                       # ({scratch}: a scratch dir, {python}: this interpreter)
 
 The app keeps no table of bundled module ids: a module without the file (an upstream one) gets the defaults,
 that is no SDK warm-up, no known key variable, no models, not confined.
@@ -25,7 +31,8 @@ from typing import Any
 from amplifier_core.module_ids import package_name
 
 FACTS_FILE = "amplifier-module.toml"
-_SECTIONS = {"provider": {"sdk", "key_env", "mount_env", "models"}, "sandbox": {"confined"}}
+_SECTIONS = {"provider": {"sdk", "key_env", "base_url_env", "mount_env", "models", "description", "default_model"},
+             "sandbox": {"confined"}, "validate": {"config"}}
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,11 @@ class ModuleFacts:
     key_env: str | None = None
     mount_env: tuple[str, ...] = ()
     models: tuple[str, ...] = ()
+    base_url_env: str | None = None
+    description: str | None = None
+    default_model: str | None = None
     confined: bool = False
+    validate_config: dict[str, Any] | None = None
 
 
 class ModuleFactsError(ValueError):
@@ -56,7 +67,7 @@ def parse_facts(path: Path) -> ModuleFacts:
                                        f"(known: {', '.join(sorted(_SECTIONS[section]))})")
     provider = data.get("provider", {})
     sandbox = data.get("sandbox", {})
-    for key in ("sdk", "key_env"):
+    for key in ("sdk", "key_env", "base_url_env", "description", "default_model"):
         if key in provider and not isinstance(provider[key], str):
             raise ModuleFactsError(f"{path}: provider.{key}: must be a string")
     for key in ("mount_env", "models"):
@@ -65,10 +76,21 @@ def parse_facts(path: Path) -> ModuleFacts:
             raise ModuleFactsError(f"{path}: provider.{key}: must be a list of strings")
     if not isinstance(sandbox.get("confined", False), bool):
         raise ModuleFactsError(f"{path}: sandbox.confined: must be true or false")
+    validate_config = data.get("validate", {}).get("config")
+    if validate_config is not None and not isinstance(validate_config, dict):
+        raise ModuleFactsError(f"{path}: validate.config: must be a table")
     key_env = provider.get("key_env")
     mount_env = tuple(provider.get("mount_env") or ([key_env] if key_env else []))
     return ModuleFacts(sdk=provider.get("sdk"), key_env=key_env, mount_env=mount_env,
-                       models=tuple(provider.get("models", [])), confined=sandbox.get("confined", False))
+                       models=tuple(provider.get("models", [])), base_url_env=provider.get("base_url_env"),
+                       description=provider.get("description"), default_model=provider.get("default_model"),
+                       confined=sandbox.get("confined", False), validate_config=validate_config)
+
+
+def facts_in(package_dir: Path) -> ModuleFacts:
+    """The facts file of a package directory, checked (ModuleFactsError); defaults when there is none."""
+    path = package_dir / FACTS_FILE
+    return parse_facts(path) if path.is_file() else ModuleFacts()
 
 
 def installed_package_dir(module_id: str) -> Path | None:
@@ -97,3 +119,14 @@ def facts_of(module_id: str) -> ModuleFacts:
 def entry_module_id(entry: Any) -> str:
     """The module id of a plan entry (a dict with `module`, or the id itself)."""
     return str(entry.get("module", "")) if isinstance(entry, dict) else str(entry)
+
+
+def installed_provider_facts() -> dict[str, ModuleFacts]:
+    """{provider id (`anthropic`): facts} of every installed provider module (entry points), by id."""
+    from importlib.metadata import entry_points
+
+    from amplifier_core.module_ids import type_from_id
+
+    ids = sorted({point.name for point in entry_points(group="amplifier.modules")
+                  if type_from_id(point.name) == "provider"})
+    return {module_id.removeprefix("provider-"): facts_of(module_id) for module_id in ids}

@@ -23,9 +23,9 @@ class SetupChoice:
 
 
 def _known() -> dict[str, dict[str, str]]:
-    from .provider_views import KNOWN_PROVIDERS
+    from .provider_views import known_providers
 
-    return KNOWN_PROVIDERS
+    return known_providers()
 
 
 def keys_found(paths: AmplifierPaths) -> dict[str, str]:
@@ -44,8 +44,10 @@ def keys_found(paths: AmplifierPaths) -> dict[str, str]:
 
 def first_run_needed(paths: AmplifierPaths | None = None) -> bool:
     """No provider key anywhere, no provider or profile chosen in settings: a session could not answer."""
-    if any(os.environ.get(name) for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")):
-        return False  # the common case, decided without reading a file
+    from ..plans.module_facts import installed_provider_facts
+
+    if any(os.environ.get(name) for facts in installed_provider_facts().values() for name in facts.mount_env):
+        return False  # the common case, decided without reading a settings file
     paths = paths or AmplifierPaths.discover()
     if keys_found(paths):
         return False
