@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from amplifier_support.sandbox_modes import normalize_sandbox_value
+
 from .module_facts import facts_of
 
 
@@ -19,11 +21,7 @@ def _sandboxed_entries(plan: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _own_sandbox(entry: dict[str, Any]) -> dict[str, Any]:
-    current = (entry.get("config") or {}).get("sandbox")
-    if current is False:  # YAML's reading of a bare `off`
-        return {"mode": "off"}
-    if isinstance(current, str):
-        return {"mode": current}
+    current = normalize_sandbox_value((entry.get("config") or {}).get("sandbox"))  # `off`, `read-only`, ...
     return dict(current) if isinstance(current, dict) else {}
 
 
