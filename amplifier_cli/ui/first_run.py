@@ -90,7 +90,8 @@ def run_setup(choice: SetupChoice, out: TextIO | None = None, paths: AmplifierPa
             if not found:
                 raise UsageError.single(
                     "no provider key in the environment or the key store",
-                    fix="export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY), or run `amplifier init` in a terminal")
+                    fix="export " + " (or ".join(f"{known[name]['key_env']}=..." for name in names)
+                        + ")" * (len(names) - 1) + ", or run `amplifier init` in a terminal")
             provider = default
         else:
             for index, name in enumerate(names, start=1):
