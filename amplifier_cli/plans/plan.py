@@ -141,8 +141,9 @@ def _model_provider(plan: dict[str, Any], model: str) -> dict[str, Any]:
     """The provider `--model MODEL` goes to: the only one of the plan that offers it, made the orchestrator's
     `default_provider` so that the loop asks it; else the one that would answer anyway."""
     providers = plan.get("providers") or []
-    chosen = answering_entry(plan, model=model) or providers[0]
-    if chosen is not answering_entry(plan):
+    # among the providers that will mount (a model only an unmounted provider offers changes nothing)
+    chosen = answering_entry(plan, model=model, mountable_only=True) or answering_entry(plan) or providers[0]
+    if chosen is not (answering_entry(plan, mountable_only=True) or answering_entry(plan)):
         orchestrator = plan.setdefault("session", {}).setdefault("orchestrator", {})
         orchestrator["config"] = {**(orchestrator.get("config") or {}), "default_provider": mount_name(chosen)}
     return chosen
