@@ -23,7 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .models import ModuleInfo, ModuleKind
+from .models import ModuleInfo
+from .module_ids import PACKAGE_PREFIX, REPOSITORY_PREFIX, find_package_dir, guess_module_type, package_name
 from .module_import import SourceConflictError, import_module_from_path
 from .module_sources import ModuleNotFoundError as SourceNotFoundError
 
@@ -77,41 +78,6 @@ def module_failure_reason(error: BaseException) -> str:
     return code if isinstance(code, str) and code in MODULE_FAILURE_REASONS else "unknown"
 
 
-def package_name(module_id: str) -> str:
-    """The import name for a module id: ``tool-bash`` -> ``amplifier_module_tool_bash``."""
-    return "amplifier_module_" + module_id.replace("-", "_")
-
-
-def guess_module_type(module_id: str) -> ModuleKind:
-    """The module type implied by an id's conventional prefix (tool when nothing matches)."""
-    lowered = module_id.lower()
-    guesses: tuple[tuple[tuple[str, ...], ModuleKind], ...] = (
-        (("orchestrat", "loop"), "orchestrator"),
-        (("provider",), "provider"),
-        (("tool",), "tool"),
-        (("hook",), "hook"),
-        (("context",), "context"),
-    )
-    for needles, module_type in guesses:
-        if any(needle in lowered for needle in needles):
-            return module_type
-    return "tool"
-
-
-def find_package_dir(module_id: str, path: Path) -> Path | None:
-    """Locate the importable package for ``module_id`` in a resolved directory."""
-    if (path / "__init__.py").is_file():
-        return path
-    expected = path / package_name(module_id)
-    if (expected / "__init__.py").is_file():
-        return expected
-    if path.is_dir():
-        for child in sorted(path.iterdir()):
-            if child.name.startswith("amplifier_module_") and (child / "__init__.py").is_file():
-                return child
-    return None
-
-
 def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
     """Cheap structural check done at load time (the full protocol check is validation's job)."""
     if mount is None or not callable(mount):
@@ -140,7 +106,7 @@ def check_mount_shape(module_id: str, mount: Any, where: str) -> None:
 
 def _missing_dependency_message(module_id: str, where: str, error: ImportError) -> str:
     missing = getattr(error, "name", None)
-    if missing and not missing.startswith("amplifier_module_"):
+    if missing and not missing.startswith(PACKAGE_PREFIX):
         top = missing.split(".")[0]
         return (
             f"Module '{module_id}' ({where}) needs the Python package '{top}', which is not installed. "
@@ -313,8 +279,8 @@ class ModuleLoader:
             if not Path(root).is_dir():
                 continue
             for child in sorted(Path(root).iterdir()):
-                if child.is_dir() and child.name.startswith("amplifier-module-"):
-                    module_id = child.name[len("amplifier-module-"):]
+                if child.is_dir() and child.name.startswith(REPOSITORY_PREFIX):
+                    module_id = child.name.removeprefix(REPOSITORY_PREFIX)
                     found.setdefault(module_id, self._describe(module_id, package_name(module_id)))
         self._module_info.update(found)
         return list(found.values())

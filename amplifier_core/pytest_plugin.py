@@ -27,10 +27,8 @@ try:  # async fixtures must be declared through pytest-asyncio to work in its st
 except ImportError:  # pragma: no cover - pytest-asyncio is a dependency of module test suites
     _async_fixture = pytest.fixture
 
-_REPO_PREFIX = "amplifier-module-"
+_REPO_PREFIX = "amplifier-module-"  # the same as amplifier_core.module_ids (not imported here: see above)
 _PACKAGE_PREFIX = "amplifier_module_"
-_TYPE_ALIASES = {"provider": "provider", "tool": "tool", "hooks": "hook", "hook": "hook",
-                 "loop": "orchestrator", "orchestrator": "orchestrator", "context": "context"}
 _KERNEL_SUITES = (Path(__file__).parent / "validation" / "behavioral",
                   Path(__file__).parent / "validation" / "structural")
 _SUITE_TYPES = ("provider", "tool", "hook", "orchestrator", "context")
@@ -46,9 +44,10 @@ class ModuleContext:
 
 def module_type_from_name(name: str) -> str | None:
     """``amplifier-module-hooks-logging``, ``tool-bash`` or ``amplifier_module_loop_basic`` -> the type."""
-    stem = name.removeprefix(_REPO_PREFIX).removeprefix(_PACKAGE_PREFIX)
-    first = stem.replace("_", "-").split("-")[0]
-    return _TYPE_ALIASES.get(first)
+    from amplifier_core.module_ids import MODULE_TYPES, type_from_name  # only once a module is in sight
+
+    kind = type_from_name(name)
+    return kind if kind in MODULE_TYPES else None
 
 
 def find_module_package(path: Path) -> Path | None:

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 APPROVAL_MODES = ("ask", "allow", "deny")
-SANDBOX_MODES = ("workspace-write", "read-only", "off")
 SESSION_MODES = ("normal", "plan")  # sessions/plan_mode.py
 DEFAULT_OUTPUT_FORMAT = OUTPUT_FORMATS[0]
 DEFAULT_APPROVAL = APPROVAL_MODES[0]
@@ -90,6 +89,8 @@ def start(
     _check_choice(output_format, OUTPUT_FORMATS, "--output-format")
     _check_choice(approval, APPROVAL_MODES, "--approval")
     if sandbox is not None:
+        from amplifier_support.sandbox_modes import MODES as SANDBOX_MODES  # only when the flag is given
+
         _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
     if mode is not None:
         _check_choice(mode, SESSION_MODES, "--mode")

@@ -19,9 +19,13 @@ def list_modules(
     json_output: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Installed modules, the active profile's modules and cached git checkouts."""
-    from ..plans.module_report import module_listing
+    from ..plans.module_report import module_listing, waiting_workspace_modules
 
     rows = module_listing(module_type=module_type)
+    waiting = waiting_workspace_modules()
+    if waiting:
+        typer.echo(f"This project's own modules ({', '.join(waiting)}) wait until you trust it (`amplifier trust`).",
+                   err=True)
     if json_output:
         from ..ui.tables import print_json
 

@@ -2,29 +2,34 @@
 ``~/.amplifier/mcp.json``), ``user`` (``<config dir>/mcp.json``), ``project`` (``.amplifier/mcp.json``), ``shared``
 (``.mcp.json``, the file other agents read too) and ``env`` (the file ``$AMPLIFIER_MCP_CONFIG`` names).
 
-Later scopes win by server name, in that order (as tool-mcp merges them); ``add`` writes the user, project or
-shared file only. Files keep the ``{"mcpServers": {...}}`` shape and whatever else they hold; values are written
-as given, so ``${VAR}`` references stay references.
+Later scopes win by server name, in that order (amplifier_support.mcp_scopes, which tool-mcp reads with too);
+``add`` writes the user, project or shared file only. Files keep the ``{"mcpServers": {...}}`` shape and
+whatever else they hold; values are written as given, so ``${VAR}`` references stay references.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+
+from amplifier_support.mcp_scopes import (
+    CONFIG_FILE_VARIABLE,
+    SCOPES,
+    SERVER_NAME,
+    McpFileError,
+    McpScope,
+    read_servers_document,
+    scope_file,
+    scope_files,
+)
 
 from ..errors import ConfigError, UsageError
-from .paths import PROJECT_DIR_NAME, AmplifierPaths
+from .paths import AmplifierPaths
 
-McpScope = Literal["upstream", "user", "project", "shared", "env"]
-SCOPES: tuple[McpScope, ...] = ("upstream", "user", "project", "shared", "env")
-"""Every scope read, in tool-mcp's merge order."""
-CONFIG_FILE_VARIABLE = "AMPLIFIER_MCP_CONFIG"
-SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-_SERVERS_KEYS = ("mcpServers", "servers")
+__all__ = ["CONFIG_FILE_VARIABLE", "SCOPES", "SERVER_NAME", "McpScope", "McpServerEntry"]
 
 
 @dataclass(frozen=True)
@@ -50,42 +55,32 @@ class McpServerEntry:
         return str(self.spec.get("url", ""))
 
 
+def _places(paths: AmplifierPaths) -> dict[str, Any]:
+    return {"home": Path.home(), "config_dir": paths.config_dir, "project_root": paths.project_root,
+            "config_file": os.environ.get(CONFIG_FILE_VARIABLE)}
+
+
 def mcp_file(paths: AmplifierPaths, scope: McpScope) -> Path:
-    if scope == "upstream":
-        return Path.home() / PROJECT_DIR_NAME / "mcp.json"
+    path = scope_file(scope, **_places(paths))
+    if path is not None:
+        return path
     if scope == "env":
-        named = os.environ.get(CONFIG_FILE_VARIABLE)
-        if not named:
-            raise UsageError.single(f"{CONFIG_FILE_VARIABLE} is not set", fix="use --global, --project or --shared")
-        return Path(named).expanduser()
-    if scope == "user":
-        return paths.config_dir / "mcp.json"
-    root = paths.project_root
-    if root is None:
-        raise UsageError.single(f"there is no project here for the {scope} scope",
-                                fix="run it inside a project, or use --global")
-    return root / PROJECT_DIR_NAME / "mcp.json" if scope == "project" else root / ".mcp.json"
+        raise UsageError.single(f"{CONFIG_FILE_VARIABLE} is not set", fix="use --global, --project or --shared")
+    raise UsageError.single(f"there is no project here for the {scope} scope",
+                            fix="run it inside a project, or use --global")
 
 
 def _read_document(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors write one) is not an error
-    except FileNotFoundError:
-        return {}
-    if not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError.single(f"invalid JSON ({error.msg})", file=path, line=error.lineno,
-                                 fix="fix the JSON, or remove the file") from None
-    if not isinstance(document, dict):
-        raise ConfigError.single("must be a JSON object", file=path, fix='write {"mcpServers": {...}}')
-    return document
+        return read_servers_document(path)[0]
+    except McpFileError as error:
+        raise ConfigError.single(error.message, file=path, line=error.line, fix=error.fix) from None
 
 
 def _servers_key(document: dict[str, Any]) -> str:
-    return next((key for key in _SERVERS_KEYS if key in document), "mcpServers")
+    from amplifier_support.mcp_scopes import SERVERS_KEYS
+
+    return next((key for key in SERVERS_KEYS if key in document), SERVERS_KEYS[0])
 
 
 def _servers_of(path: Path, document: dict[str, Any]) -> dict[str, Any]:
@@ -99,16 +94,7 @@ def _servers_of(path: Path, document: dict[str, Any]) -> dict[str, Any]:
 
 def _read_scopes(paths: AmplifierPaths) -> list[tuple[McpScope, Path]]:
     """The scopes that have a file here, each file once (at its later place, as tool-mcp reads it)."""
-    found: list[tuple[McpScope, Path]] = []
-    for scope in SCOPES:
-        if scope in ("project", "shared") and paths.project_root is None:
-            continue
-        if scope == "env" and not os.environ.get(CONFIG_FILE_VARIABLE):
-            continue
-        path = mcp_file(paths, scope)
-        found = [(earlier, known) for earlier, known in found if known != path]
-        found.append((scope, path))
-    return found
+    return scope_files(**_places(paths))
 
 
 def list_servers(paths: AmplifierPaths) -> list[McpServerEntry]:

@@ -11,8 +11,8 @@ from .paths import AmplifierPaths
 from .settings import SCOPES, Scope, load_settings, update_scope, writable_scope_path
 
 # upstream's id prefixes -> the `modules:` section a module added in settings goes to
-MODULE_SECTIONS = {"tool-": "tools", "hooks-": "hooks", "hook-": "hooks", "provider-": "providers",
-                   "agent-": "agents", "loop-": "orchestrators", "context-": "contexts"}
+MODULE_SECTIONS = {"tool": "tools", "hook": "hooks", "provider": "providers", "agent": "agents",
+                   "orchestrator": "orchestrators", "context": "contexts"}
 
 
 def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
@@ -20,12 +20,14 @@ def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
 
 
 def module_section(module_id: str) -> str:
-    for prefix, section in MODULE_SECTIONS.items():
-        if module_id.startswith(prefix):
-            return section
+    from amplifier_core.module_ids import ID_PREFIXES, type_from_id
+
+    section = MODULE_SECTIONS.get(type_from_id(module_id) or "")
+    if section is not None:
+        return section
     raise UsageError.single(
         f"cannot tell the type of module '{module_id}' from its id",
-        fix="module ids start with " + ", ".join(sorted(set(MODULE_SECTIONS))) + " (e.g. tool-jupyter)")
+        fix="module ids start with " + ", ".join(sorted(ID_PREFIXES)) + " (e.g. tool-jupyter)")
 
 
 def add_module(module_id: str, source: str | None, scope: Scope, paths: AmplifierPaths | None = None) -> Path:

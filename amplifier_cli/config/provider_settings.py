@@ -11,14 +11,15 @@ from ..errors import UsageError
 from .paths import AmplifierPaths
 from .settings import Scope, load_settings, update_scope, writable_scope_path
 
-# provider id -> what a user needs to know to configure it (bundled modules; others are found installed)
-KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
-    "anthropic": {"module": "provider-anthropic", "key_env": "ANTHROPIC_API_KEY", "url_env": "ANTHROPIC_BASE_URL",
-                  "description": "Anthropic Claude (Messages API)", "model": "claude-sonnet-4-5"},
-    "openai": {"module": "provider-openai", "key_env": "OPENAI_API_KEY", "url_env": "OPENAI_BASE_URL",
-               "description": "OpenAI (Responses API), or any OpenAI-compatible server via --endpoint",
-               "model": "gpt-5.1"},
-}
+
+def known_providers() -> dict[str, dict[str, str]]:
+    """provider id -> what a user needs to know to configure it, as each installed provider module declares it
+    (`[provider]` of its amplifier-module.toml); those that declare no key variable are left out."""
+    from .module_facts import installed_provider_facts
+
+    return {name: {"module": f"provider-{name}", "key_env": facts.key_env, "url_env": facts.base_url_env or "",
+                   "description": facts.description or "installed module", "model": facts.default_model or ""}
+            for name, facts in installed_provider_facts().items() if facts.key_env}
 
 
 def provider_id(name: str) -> str:
@@ -40,7 +41,7 @@ def key_state(name: str, paths: AmplifierPaths) -> str:
     """Where the provider's key would come from: env, key store, or nowhere."""
     from .key_store import read_key_store
 
-    env = KNOWN_PROVIDERS.get(name, {}).get("key_env")
+    env = known_providers().get(name, {}).get("key_env")
     if env is None:
         return "-"
     if os.environ.get(env):
@@ -55,8 +56,9 @@ def _scope_entries(settings: Any, scope: Scope) -> list[dict[str, Any]]:
 
 
 def _check_known(name: str) -> None:
-    if name not in KNOWN_PROVIDERS and name not in installed_providers():
-        available = ", ".join(dict.fromkeys([*KNOWN_PROVIDERS, *installed_providers()]))
+    known = known_providers()
+    if name not in known and name not in installed_providers():
+        available = ", ".join(dict.fromkeys([*known, *installed_providers()]))
         raise UsageError.single(f"unknown provider '{name}' (available: {available})",
                                 fix="pick one of those, or give --source URI for a provider module of your own")
 
@@ -133,7 +135,7 @@ def reset_providers(scope: Scope, paths: AmplifierPaths | None = None) -> Path:
 def save_provider_key(name: str, key: str, paths: AmplifierPaths | None = None) -> tuple[str, Path]:
     from .key_store import save_key
 
-    env = KNOWN_PROVIDERS.get(provider_id(name), {}).get("key_env") or f"{provider_id(name).upper()}_API_KEY"
+    env = known_providers().get(provider_id(name), {}).get("key_env") or f"{provider_id(name).upper()}_API_KEY"
     if not key.strip() or "\n" in key.strip():
         raise UsageError.single("the key is empty or spans lines", fix="paste the key on one line")
     return env, save_key(_paths(paths), env, key)

@@ -8,15 +8,14 @@ import difflib
 import importlib.util
 from typing import Any
 
+from amplifier_core.module_ids import package_name
 from amplifier_core.module_sources import ModuleLoadError, ModuleNotFoundError
 
 from ..config.env_refs import env_ref_names
+from ..config.module_facts import facts_of
 from ..errors import ConfigError, Problem
 from .mount_plan import module_ids
-from .sources.resolver import LayeredModuleResolver, package_name
-
-# Keys the bundled providers read from the environment when their config has no api_key.
-PROVIDER_KEY_VARS = {"provider-anthropic": "ANTHROPIC_API_KEY", "provider-openai": "OPENAI_API_KEY"}
+from .sources.resolver import LayeredModuleResolver
 
 
 def check_plan_modules(plan: dict[str, Any], resolver: LayeredModuleResolver, *, fetch: bool = True) -> None:
@@ -66,7 +65,7 @@ def no_provider_message(plan: dict[str, Any], profile_name: str) -> str:
     names: list[str] = []
     for entry in plan.get("providers") or []:
         referenced = env_ref_names(entry.get("config") or {})
-        default = PROVIDER_KEY_VARS.get(entry.get("module", ""))
+        default = facts_of(entry.get("module", "")).key_env  # as the module declares it
         for name in referenced or ([default] if default else []):
             if name not in names:
                 names.append(name)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from amplifier_core.module_ids import type_from_id
+
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
 from ..errors import ConfigError, UsageError
-from .module_types import type_from_id
 
 
 def _settings(paths: AmplifierPaths | None) -> Settings:
@@ -82,6 +83,9 @@ def module_listing(paths: AmplifierPaths | None = None, module_type: str | None 
 
     for installed in entry_points(group="amplifier.modules"):
         row(installed.name)["installed"] = True
+    if resolver.workspace_dir is not None:  # None until the project is trusted (see waiting_workspace_modules)
+        for module_id in workspace_module_ids(settings.paths):
+            row(module_id)
     hints: dict[str, str | None] = {}
     for _role, module_id, source in active_plan_modules(settings):
         row(module_id)["in_profile"] = True
@@ -98,6 +102,23 @@ def module_listing(paths: AmplifierPaths | None = None, module_type: str | None 
     if module_type:
         listing = [r for r in listing if r["type"] == module_type]
     return listing
+
+
+def workspace_module_ids(paths: AmplifierPaths) -> list[str]:
+    """The ids of the project's own modules (`.amplifier/modules/<id>/`), trusted or not."""
+    directory = paths.workspace_modules_dir
+    if directory is None or not directory.is_dir():
+        return []
+    return sorted(child.name for child in directory.iterdir() if child.is_dir() and not child.name.startswith("."))
+
+
+def waiting_workspace_modules(paths: AmplifierPaths | None = None) -> list[str]:
+    """The project's own modules that are not used until the user trusts the project."""
+    from ..config.trust import project_trusted
+
+    paths = paths or AmplifierPaths.discover()
+    ids = workspace_module_ids(paths)
+    return ids if ids and not project_trusted(paths) else []
 
 
 def module_details(module_id: str, paths: AmplifierPaths | None = None) -> dict[str, Any]:

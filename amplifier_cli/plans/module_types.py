@@ -1,33 +1,10 @@
-"""Module type from an id or directory name (`tool-`, `hooks-`, `provider-`, `loop-`, `context-`) or from the
-package's declared `__amplifier_module_type__` (read with ast, never imported)."""
+"""The module type a package declares (`__amplifier_module_type__`), read with ast so that nothing is imported.
+What an id says by convention lives in the kernel (`amplifier_core.module_ids`)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-
-MODULE_TYPES = ("provider", "tool", "hook", "orchestrator", "context")
-_PREFIXES = (
-    ("provider", "provider"),
-    ("tool", "tool"),
-    ("hooks", "hook"),
-    ("loop", "orchestrator"),
-    ("context", "context"),
-)
-
-
-def type_from_id(module_id: str) -> str | None:
-    for prefix, kind in _PREFIXES:
-        if module_id.startswith(prefix + "-"):
-            return kind
-    return None
-
-
-def type_from_name(name: str) -> str | None:
-    """Works for `tool-bash`, `amplifier-module-tool-bash` and `amplifier_module_tool_bash`."""
-    normalized = name.replace("_", "-")
-    normalized = normalized.removeprefix("amplifier-module-")
-    return type_from_id(normalized)
 
 
 def declared_type(package_dir: Path) -> str | None:

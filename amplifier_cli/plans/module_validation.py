@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from amplifier_core.module_ids import MODULE_TYPES, type_from_name
+
 from ..errors import RuntimeFailure, UsageError
-from .module_types import MODULE_TYPES, declared_type, type_from_name
+from .module_types import declared_type
 
 VALIDATOR_NAMES = {
     "provider": "ProviderValidator",
@@ -25,10 +27,9 @@ VALIDATOR_NAMES = {
 def find_package_dir(path: Path) -> Path:
     """The `amplifier_module_*` package to validate: the path itself, or the one package inside it.
     When there is none the path is returned as is and the validator's import check reports it."""
-    if (path / "__init__.py").is_file():
-        return path
-    packages = sorted(p for p in path.glob("amplifier_module_*") if (p / "__init__.py").is_file())
-    return packages[0] if len(packages) == 1 else path
+    from amplifier_core.module_ids import find_package_dir as find_module_package_dir
+
+    return find_module_package_dir(None, path) or path
 
 
 def detect_type(path: Path, package_dir: Path, explicit: str | None) -> str:
@@ -98,6 +99,7 @@ def validate_module(
     import asyncio
     import tempfile
 
+    from ..config.module_facts import FACTS_FILE, ModuleFacts, ModuleFactsError, facts_in
     from .validation_stand_ins import module_id_of, with_stand_ins
 
     path = path.resolve()
@@ -111,14 +113,27 @@ def validate_module(
         raise RuntimeFailure(f"the kernel's validators are not available: {exc}") from exc
     validator = getattr(validation, VALIDATOR_NAMES[kind])()
     with tempfile.TemporaryDirectory(prefix="amplifier-validate-") as scratch:
-        mount_config, stand_ins = with_stand_ins(module_id_of(package_dir), dict(config or {}), Path(scratch))
+        facts_check: dict[str, Any] | None = None
+        try:
+            facts = facts_in(package_dir)
+            if (package_dir / FACTS_FILE).is_file():
+                facts_check = {"name": "module_facts", "passed": True, "severity": "info",
+                               "message": f"{FACTS_FILE} reads well"}
+        except ModuleFactsError as error:
+            facts = ModuleFacts()  # reported above; validate with the defaults
+            facts_check = {"name": "module_facts", "passed": False, "severity": "error",
+                           "message": f"{error} (see the README's module author section)"}
+        mount_config, stand_ins = with_stand_ins(module_id_of(package_dir), dict(config or {}), Path(scratch), facts)
         result = asyncio.run(validator.validate(package_dir, config=mount_config))
         checks = [
             {"name": c.name, "passed": bool(c.passed), "message": str(c.message), "severity": c.severity}
             for c in result.checks
         ]
-        report = ValidationReport(kind, package_dir, bool(result.passed), checks, result.summary(),
-                                  stand_ins=stand_ins)
+        passed = bool(result.passed)
+        if facts_check is not None:
+            checks.insert(0, facts_check)
+            passed = passed and facts_check["passed"]
+        report = ValidationReport(kind, package_dir, passed, checks, result.summary(), stand_ins=stand_ins)
         if behavioral and report.passed:
             report.behavioral = run_behavioral(kind, package_dir, mount_config)
             report.passed = report.passed and report.behavioral["passed"]

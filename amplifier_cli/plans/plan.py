@@ -10,11 +10,14 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from amplifier_support.provider_choice import mount_name
+
 from ..config.merge import merge_module_lists
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
 from ..config.trust import project_trusted
 from ..errors import ConfigError, Problem
+from .answering_provider import answering_entry, check_priorities
 from .file_tool_dirs import apply_file_tool_dirs
 from .otel_env import apply_otel_environment
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
@@ -89,6 +92,7 @@ def build_plan(
     apply_skill_dirs(plan, settings)
     apply_otel_environment(plan)  # OTEL_EXPORTER_OTLP_ENDPOINT set: the session exports its telemetry
 
+    check_priorities(plan, settings, profile.location.path)
     if provider is not None:
         plan["providers"] = [select_provider(plan.get("providers") or [], provider, profile.name)]
     if model is not None:
@@ -98,12 +102,12 @@ def build_plan(
                 f"--model {model} given but profile '{profile.name}' mounts no provider",
                 fix="use a profile with a provider, or add one with --provider",
             )
-        target = providers[0] if provider is not None else preferred_provider(providers)
+        target = providers[0] if provider is not None else _model_provider(plan, model)
         target["config"] = {**(target.get("config") or {}), "default_model": model}
     if max_tokens is not None:
         providers = plan.get("providers") or []
         if providers:
-            target = providers[0] if provider is not None else preferred_provider(providers)
+            target = providers[0] if provider is not None else preferred_provider(providers, plan)
             target["config"] = {**(target.get("config") or {}), "max_tokens": max_tokens}
     return BuiltPlan(plan=plan, profile=profile, profile_source=source, settings=settings)
 
@@ -130,11 +134,20 @@ def select_provider(providers: list[dict[str, Any]], name: str, profile: str) ->
     )
 
 
-def preferred_provider(providers: list[dict[str, Any]]) -> dict[str, Any]:
-    """The provider an orchestrator will pick: lowest `config.priority` (default 100), first on ties."""
+def preferred_provider(providers: list[dict[str, Any]], plan: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The provider the orchestrator will pick among `providers` (the shared rule: `default_provider` of the
+    plan's orchestrator, else the lowest priority, first on ties)."""
+    chosen = answering_entry({**(plan or {}), "providers": providers})
+    return chosen if chosen is not None else providers[0]
 
-    def priority(entry: dict[str, Any]) -> float:
-        value = (entry.get("config") or {}).get("priority", 100)
-        return value if isinstance(value, int | float) else 100
 
-    return min(providers, key=priority)
+def _model_provider(plan: dict[str, Any], model: str) -> dict[str, Any]:
+    """The provider `--model MODEL` goes to: the only one of the plan that offers it, made the orchestrator's
+    `default_provider` so that the loop asks it; else the one that would answer anyway."""
+    providers = plan.get("providers") or []
+    # among the providers that will mount (a model only an unmounted provider offers changes nothing)
+    chosen = answering_entry(plan, model=model, mountable_only=True) or answering_entry(plan) or providers[0]
+    if chosen is not (answering_entry(plan, mountable_only=True) or answering_entry(plan)):
+        orchestrator = plan.setdefault("session", {}).setdefault("orchestrator", {})
+        orchestrator["config"] = {**(orchestrator.get("config") or {}), "default_provider": mount_name(chosen)}
+    return chosen

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.paths import AmplifierPaths
-from ..config.provider_settings import KNOWN_PROVIDERS, installed_providers, key_state, provider_id
+from ..config.provider_settings import installed_providers, key_state, known_providers, provider_id
 from ..config.settings import SCOPES, load_settings
 from ..errors import UsageError
 
@@ -20,9 +20,10 @@ def provider_listing(paths: AmplifierPaths | None = None) -> list[dict[str, Any]
     settings = load_settings(paths)
     configured = {provider_id(entry.get("module", "")) for entry in settings.provider_overrides}
     default = current_provider(paths).get("id")
-    names = list(dict.fromkeys([*KNOWN_PROVIDERS, *installed_providers()]))
+    known = known_providers()
+    names = list(dict.fromkeys([*known, *installed_providers()]))
     return [{"id": name, "module": f"provider-{name}",
-             "description": KNOWN_PROVIDERS.get(name, {}).get("description", "installed module"),
+             "description": known.get(name, {}).get("description", "installed module"),
              "key": key_state(name, paths), "configured": name in configured, "default": name == default}
             for name in names]
 
@@ -37,7 +38,7 @@ def current_provider(paths: AmplifierPaths | None = None, bundle: str | None = N
     providers = built.plan.get("providers") or []
     if not providers:
         return {"id": None, "module": None, "model": None, "scope": None, "profile": built.profile_name}
-    entry = preferred_provider(providers)
+    entry = preferred_provider(providers, built.plan)
     scope = next((s for s in reversed(SCOPES) for e in ((settings.scopes[s].data.get("config") or {})
                                                            .get("providers") or [])
                   if e.get("module") == entry["module"]), None)
@@ -56,5 +57,5 @@ def provider_entry(name: str | None, bundle: str | None, paths: AmplifierPaths) 
     if not providers:
         raise UsageError.single(f"profile '{built.profile_name}' mounts no provider",
                                 fix="amplifier provider use anthropic (or openai)")
-    entry = providers[0] if name else preferred_provider(providers)
+    entry = providers[0] if name else preferred_provider(providers, built.plan)
     return settings, entry, built.profile_name

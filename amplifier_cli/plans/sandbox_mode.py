@@ -1,4 +1,5 @@
-"""The sandbox of every module of a plan that runs commands for the model (tool-bash, hook-shell).
+"""The sandbox of every module of a plan that runs commands for the model: those that say so in their
+amplifier-module.toml (`[sandbox] confined = true`: tool-bash, hook-shell).
 
 Those modules take a `sandbox:` config key (a mode, or a mapping with `mode`). A profile's top-level
 `sandbox:` is the default for them (their own keys win); `--sandbox MODE` then replaces the mode and keeps
@@ -9,20 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-SANDBOXED_MODULES = ("tool-bash", "hook-shell")
+from amplifier_support.sandbox_modes import normalize_sandbox_value
+
+from ..config.module_facts import facts_of
 
 
 def _sandboxed_entries(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return [entry for section in ("tools", "hooks") for entry in plan.get(section) or []
-            if isinstance(entry, dict) and entry.get("module") in SANDBOXED_MODULES]
+            if isinstance(entry, dict) and facts_of(str(entry.get("module", ""))).confined]
 
 
 def _own_sandbox(entry: dict[str, Any]) -> dict[str, Any]:
-    current = (entry.get("config") or {}).get("sandbox")
-    if current is False:  # YAML's reading of a bare `off`
-        return {"mode": "off"}
-    if isinstance(current, str):
-        return {"mode": current}
+    current = normalize_sandbox_value((entry.get("config") or {}).get("sandbox"))  # `off`, `read-only`, ...
     return dict(current) if isinstance(current, dict) else {}
 
 

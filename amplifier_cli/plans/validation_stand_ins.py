@@ -1,7 +1,8 @@
 """What `amplifier module validate` hands a bundled module in place of what an app or a user normally
 supplies, so validation needs no secret, no network and no config.
 
-A provider gets a placeholder key and a base URL on a loopback port nothing listens on: it mounts, every
+What each module needs is what it declares in its amplifier-module.toml (see module_facts). A provider (one
+that declares `key_env`) gets a placeholder key and a base URL on a loopback port nothing listens on: it mounts, every
 structural and behavioural check runs, and a request it might make fails at once instead of leaving the
 machine. context-persistent gets a transcript file in a scratch directory that is removed afterwards (in a
 session the app's `session.transcript_path` capability names it). tool-mcp gets one server, the echo server it
@@ -17,20 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..config.module_facts import ModuleFacts, facts_of
+
 PLACEHOLDER_KEY = "amplifier-validate-placeholder-not-a-key"
 REFUSING_BASE_URL = "http://127.0.0.1:9"  # the discard port: connection refused, never a real server
-
-_STAND_INS: dict[str, dict[str, Any]] = {
-    "provider-anthropic": {"api_key": PLACEHOLDER_KEY, "base_url": REFUSING_BASE_URL},
-    "provider-openai": {"api_key": PLACEHOLDER_KEY, "base_url": REFUSING_BASE_URL},
-    # `transcript_path` is upstream's key; this project's module reads it as `path`, so either module works
-    "context-persistent": {"transcript_path": "{scratch}/context.jsonl"},
-    # an OTLP endpoint nothing serves: validating must not send spans to a collector the user runs on :4318
-    "hooks-otel": {"endpoint": REFUSING_BASE_URL},
-    "tool-mcp": {"read_config_files": False, "servers": {"echo": {
-        "command": "{python}", "args": ["-m", "amplifier_module_tool_mcp.echo_server"]}}},
-}
-
 
 def _filled(value: Any, scratch_dir: Path) -> Any:
     if isinstance(value, str):
@@ -44,17 +35,24 @@ def _filled(value: Any, scratch_dir: Path) -> Any:
 
 def module_id_of(package_dir: Path) -> str:
     """`amplifier_module_provider_openai` -> `provider-openai`."""
-    return package_dir.name.removeprefix("amplifier_module_").replace("_", "-")
+    from amplifier_core.module_ids import id_from_name
+
+    return id_from_name(package_dir.name)
 
 
-def stand_in_config(module_id: str, scratch_dir: Path) -> dict[str, Any]:
-    """The stand-in settings for ``module_id`` (empty for modules that need none)."""
-    return {key: _filled(value, scratch_dir) for key, value in _STAND_INS.get(module_id, {}).items()}
+def stand_in_config(module_id: str, scratch_dir: Path, facts: ModuleFacts | None = None) -> dict[str, Any]:
+    """The stand-in settings for ``module_id``: a provider that declares a key variable gets a placeholder key and
+    a refusing base URL; any module gets what its amplifier-module.toml gives as `[validate] config`."""
+    facts = facts if facts is not None else facts_of(module_id)
+    stand_ins: dict[str, Any] = {"api_key": PLACEHOLDER_KEY, "base_url": REFUSING_BASE_URL} if facts.key_env else {}
+    stand_ins.update(facts.validate_config or {})
+    return {key: _filled(value, scratch_dir) for key, value in stand_ins.items()}
 
 
-def with_stand_ins(module_id: str, config: dict[str, Any], scratch_dir: Path) -> tuple[dict[str, Any], list[str]]:
+def with_stand_ins(module_id: str, config: dict[str, Any], scratch_dir: Path,
+                   facts: ModuleFacts | None = None) -> tuple[dict[str, Any], list[str]]:
     """The config mount() receives, and the names of the stand-in keys in it (none when ``config`` is given)."""
     if config:
         return config, []
-    supplied = stand_in_config(module_id, scratch_dir)
+    supplied = stand_in_config(module_id, scratch_dir, facts)
     return supplied, sorted(supplied)

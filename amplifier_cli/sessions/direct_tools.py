@@ -54,8 +54,9 @@ def tool_descriptions(live: LiveSession) -> list[dict[str, Any]]:
 
 def _module_id(python_module: str) -> str:
     package = python_module.split(".")[0]
-    return package.removeprefix("amplifier_module_").replace("_", "-") if package.startswith("amplifier_module_") \
-        else package
+    from amplifier_core.module_ids import PACKAGE_PREFIX, id_from_name
+
+    return id_from_name(package) if package.startswith(PACKAGE_PREFIX) else package
 
 
 @dataclass

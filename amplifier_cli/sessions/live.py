@@ -9,11 +9,15 @@ from typing import Any
 
 from amplifier_core import AmplifierSession
 from amplifier_support.capability_names import MCP_GET_PROMPT, MCP_PROMPTS, MCP_STATUS, SANDBOX_STATUS
+from amplifier_support.provider_choice import choose, mounted_candidates
 
 from ..config.paths import AmplifierPaths
+from ..plans.answering_provider import default_provider_of
 from ..plans.plan import BuiltPlan
 from .store import SessionRecord
 from .usage import UsageTracker
+
+OVERRIDES_CAPABILITY = "orchestrator.overrides"  # what loop-basic reads each turn: {provider?, model?}
 
 
 @dataclass
@@ -37,11 +41,14 @@ class LiveSession:
 
     @property
     def provider_name(self) -> str | None:
-        provider = self.active_provider()
-        return getattr(provider, "name", None) if provider is not None else None
+        """The mount name of the provider that answers the next turn (the loop's own rule)."""
+        return self.active_provider_name()
 
     @property
     def model_name(self) -> str | None:
+        overridden = self._overrides().get("model")
+        if isinstance(overridden, str) and overridden:
+            return overridden
         provider = self.active_provider()
         if provider is None:
             return None
@@ -54,19 +61,22 @@ class LiveSession:
         except Exception:
             return None
 
-    def active_provider(self) -> Any:
-        """The provider the orchestrator will use: lowest priority (default 100), first mounted on ties."""
+    def _overrides(self) -> dict[str, Any]:
+        value = self.coordinator.get_capability(OVERRIDES_CAPABILITY)
+        return value if isinstance(value, dict) else {}
+
+    def active_provider_name(self) -> str | None:
+        """The shared rule (amplifier_support.provider_choice) over the mounted providers, with the
+        orchestrator's `default_provider` and what `/model` asked for."""
         providers = self.coordinator.get("providers") or {}
-        if not providers:
-            return None
+        chosen = choose(mounted_candidates(providers), provider=self._overrides().get("provider") or None,
+                        default_provider=default_provider_of(self.built.plan))
+        return chosen.name if chosen is not None else None
 
-        def priority(item: Any) -> float:
-            value = getattr(item, "priority", None)
-            if value is None:
-                value = (getattr(item, "config", None) or {}).get("priority", 100)
-            return value if isinstance(value, int | float) else 100
-
-        return min(providers.values(), key=priority)
+    def active_provider(self) -> Any:
+        """The provider object that answers the next turn, or None when none is mounted."""
+        name = self.active_provider_name()
+        return (self.coordinator.get("providers") or {}).get(name) if name is not None else None
 
     def sandbox_status(self) -> dict[str, Any] | None:
         """What the shell tool's OS sandbox enforces (capability `sandbox.status` of tool-bash), or None."""

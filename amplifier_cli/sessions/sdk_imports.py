@@ -4,7 +4,7 @@
 providers import their SDK only when they first call the model. Started here, the import overlaps
 module resolution, mounting and the first turn's set-up (whenever they wait on files or the disk); the
 provider's own import then finds the module loaded, or waits for the same import to finish. Only the SDK of
-the provider that will answer (credentials present, lowest priority) is imported: a second SDK would
+the provider that will answer (credentials present; amplifier_support.provider_choice) is imported: a second SDK would
 compete for the interpreter and delay the first.
 
 The SDK's import builds thousands of classes, all long-lived: the cyclic garbage collector is paused while it
@@ -18,51 +18,27 @@ from __future__ import annotations
 
 import gc
 import importlib
-import os
 import sys
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..config.module_facts import entry_module_id, facts_of
+from ..plans.answering_provider import answering_entry
+
 if TYPE_CHECKING:
     from .sdk_finder import SDKFinder
-
-# Bundled provider module id -> (SDK package, environment variables any one of which lets it mount).
-PROVIDER_SDKS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "provider-anthropic": ("anthropic", ("ANTHROPIC_API_KEY",)),
-    "provider-openai": ("openai", ("OPENAI_API_KEY", "OPENAI_BASE_URL")),
-}
-DEFAULT_PRIORITY = 100
 
 _started: set[str] = set()
 _lock = threading.Lock()
 _finder: SDKFinder | None = None
 
 
-def _priority(config: dict[str, Any]) -> float:
-    value = config.get("priority")
-    try:
-        return float(value) if value is not None and not isinstance(value, bool) else DEFAULT_PRIORITY
-    except (TypeError, ValueError):
-        return DEFAULT_PRIORITY
-
-
 def answering_sdk(plan: dict[str, Any], environ: Mapping[str, str] | None = None) -> str | None:
-    """The SDK package of the bundled provider that will most likely answer: among the plan's providers
-    that can mount (an ``api_key``/``base_url`` in their config or one of their environment variables), the
-    one with the lowest priority (the loop's rule). None when that is not a bundled SDK provider."""
-    environ = os.environ if environ is None else environ
-    candidates: list[tuple[float, int, str | None]] = []
-    for position, entry in enumerate(plan.get("providers") or []):
-        module_id = entry.get("module") if isinstance(entry, dict) else entry
-        config = (entry.get("config") if isinstance(entry, dict) else None) or {}
-        config = config if isinstance(config, dict) else {}
-        sdk, variables = PROVIDER_SDKS.get(str(module_id), (None, ()))
-        if sdk is not None and not (config.get("api_key") or config.get("base_url")
-                                    or any(environ.get(name) for name in variables)):
-            continue  # it will not mount
-        candidates.append((_priority(config), position, sdk))
-    return min(candidates)[2] if candidates else None
+    """The SDK package (`[provider] sdk` of its amplifier-module.toml) of the provider that will answer: the
+    shared rule over the plan's providers that can mount. None when that provider declares no SDK."""
+    entry = answering_entry(plan, mountable_only=True, environ=environ)
+    return facts_of(entry_module_id(entry)).sdk if entry is not None else None
 
 
 def _sdk_finder() -> SDKFinder:

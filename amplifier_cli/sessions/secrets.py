@@ -16,7 +16,7 @@ from typing import Any
 from amplifier_core.utils import SENSITIVE_KEYS
 from amplifier_support.secret_values import KEY_LIKE_FIELD, SecretValues, secret_environment
 
-from ..plans.module_preflight import PROVIDER_KEY_VARS
+from ..config.module_facts import entry_module_id, facts_of
 
 __all__ = ["plan_secrets", "session_secrets"]
 
@@ -54,8 +54,9 @@ def plan_secrets(plan: Mapping[str, Any], environ: Mapping[str, str] | None = No
     _key_like_refs(dict(plan), None, refs, literals)
     for section in ("providers",):
         for entry in plan.get(section) or []:
-            if isinstance(entry, dict) and entry.get("module") in PROVIDER_KEY_VARS:
-                refs.setdefault(PROVIDER_KEY_VARS[entry["module"]], None)
+            key_env = facts_of(entry_module_id(entry)).key_env  # as the provider module declares it
+            if key_env:
+                refs.setdefault(key_env, None)
     found: dict[str, str] = dict(literals)
     for name, default in refs.items():
         value = environ.get(name) or default

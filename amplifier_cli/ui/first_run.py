@@ -23,9 +23,9 @@ class SetupChoice:
 
 
 def _known() -> dict[str, dict[str, str]]:
-    from ..config.provider_settings import KNOWN_PROVIDERS
+    from ..config.provider_settings import known_providers
 
-    return KNOWN_PROVIDERS
+    return known_providers()
 
 
 def keys_found(paths: AmplifierPaths) -> dict[str, str]:
@@ -44,8 +44,10 @@ def keys_found(paths: AmplifierPaths) -> dict[str, str]:
 
 def first_run_needed(paths: AmplifierPaths | None = None) -> bool:
     """No provider key anywhere, no provider or profile chosen in settings: a session could not answer."""
-    if any(os.environ.get(name) for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")):
-        return False  # the common case, decided without reading a file
+    from ..config.module_facts import installed_provider_facts
+
+    if any(os.environ.get(name) for facts in installed_provider_facts().values() for name in facts.mount_env):
+        return False  # the common case, decided without reading a settings file
     paths = paths or AmplifierPaths.discover()
     if keys_found(paths):
         return False
@@ -89,7 +91,8 @@ def run_setup(choice: SetupChoice, out: TextIO | None = None, paths: AmplifierPa
             if not found:
                 raise UsageError.single(
                     "no provider key in the environment or the key store",
-                    fix="export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY), or run `amplifier init` in a terminal")
+                    fix="export " + " (or ".join(f"{known[name]['key_env']}=..." for name in names)
+                        + ")" * (len(names) - 1) + ", or run `amplifier init` in a terminal")
             provider = default
         else:
             for index, name in enumerate(names, start=1):

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from ..module_ids import find_package_dir as find_module_package_dir
 from ..module_import import SourceConflictError as SourceConflictError  # re-exported: 2.0.2's home of these
 from ..module_import import import_module_from_path as import_module_from_path
 from ..recording_coordinator import RecordingCoordinator
@@ -176,16 +177,9 @@ def check_on_session_ready(module: Any) -> ValidationCheck | None:
 
 # -- isolated import --------------------------------------------------------------------------------------
 def find_package_dir(path: Path) -> Path | None:
-    """The package to validate: ``path`` itself when it has ``__init__.py``, else the single
+    """The package to validate: ``path`` itself when it has ``__init__.py``, else the
     ``amplifier_module_*`` package inside it (the layout of a module repository or ``modules/<id>/``)."""
-    if (path / "__init__.py").is_file():
-        return path
-    expected = path / ("amplifier_module_" + path.name.removeprefix("amplifier-module-").replace("-", "_"))
-    if (expected / "__init__.py").is_file():
-        return expected
-    candidates = [child for child in sorted(path.iterdir())
-                  if child.name.startswith("amplifier_module_") and (child / "__init__.py").is_file()]
-    return candidates[0] if len(candidates) == 1 else None
+    return find_module_package_dir(None, path)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES
+from amplifier_support.provider_choice import choose, mounted_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -27,46 +28,33 @@ class ProviderChoice:
 
 def provider_priority(provider: Any) -> float:
     """The provider's ``priority`` attribute, else ``config["priority"]``, else 100 (lower wins)."""
-    value = getattr(provider, "priority", None)
-    if value is None:
-        config = getattr(provider, "config", None)
-        value = config.get("priority") if isinstance(config, Mapping) else None
-    try:
-        return float(value) if value is not None and not isinstance(value, bool) else DEFAULT_PRIORITY
-    except (TypeError, ValueError):
-        return DEFAULT_PRIORITY
-
-
-def _mounted_name(providers: Mapping[str, Any], wanted: str) -> str | None:
-    """Accept the mount name (``anthropic``) or the module id (``provider-anthropic``)."""
-    if wanted in providers:
-        return wanted
-    short = wanted.removeprefix("provider-")
-    return short if short in providers else None
+    return mounted_candidates({"provider": provider})[0].priority
 
 
 def choose_provider(
     providers: Mapping[str, Any], default_provider: str | None, configured_model: str | None, overrides: Any
 ) -> ProviderChoice:
+    """The shared rule (amplifier_support.provider_choice) over the mounted providers; the app's overrides
+    name the provider it resolved for a `/model` or `--model`."""
     if not providers:
         raise RuntimeError("No provider is mounted: add one under `providers:` in the profile or mount plan")
     overrides = overrides if isinstance(overrides, Mapping) else {}
     override_provider = overrides.get("provider")
     override_model = overrides.get("model")
+    candidates = mounted_candidates(providers)
     if override_provider:
-        name = _mounted_name(providers, str(override_provider))
-        if name is None:
+        chosen = choose(candidates, provider=str(override_provider))
+        if chosen is None:
             raise ValueError(
                 f"Provider '{override_provider}' (requested through the {ORCHESTRATOR_OVERRIDES} capability) is "
                 f"not mounted; mounted providers: {', '.join(providers)}"
             )
         model = override_model or None
     else:
-        name = _mounted_name(providers, default_provider) if default_provider else None
-        if default_provider and name is None:
+        if default_provider and choose(candidates, provider=default_provider) is None:
             logger.warning("default_provider '%s' is not mounted (mounted: %s); using the lowest priority",
                            default_provider, ", ".join(providers))
-        if name is None:
-            name = min(providers, key=lambda key: provider_priority(providers[key]))  # ties: first mounted
+        chosen = choose(candidates, default_provider=default_provider)
+        assert chosen is not None
         model = override_model or configured_model
-    return ProviderChoice(name=name, provider=providers[name], model=model)
+    return ProviderChoice(name=chosen.name, provider=providers[chosen.name], model=model)

@@ -47,14 +47,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..sandbox_modes import MODES, SandboxMode
 from .landlock import FORCE_UNAVAILABLE_ENV
 from .launch import EXIT_CANNOT_CONFINE
 from .namespace import FORCE_NO_NAMESPACE_ENV
 from .policy import (
-    MODES,
     WRITABLE_DEVICES,
     Confinement,
-    SandboxMode,
     SandboxPolicy,
     SandboxSupport,
     confine,

@@ -9,15 +9,12 @@ import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from amplifier_support.protected_paths import PROJECT_ENTRIES, protected_places
 
+from ..sandbox_modes import DEFAULT_MODE, SandboxMode, parse_mode
 from . import landlock, namespace, seccomp, watch
 from .denials import refused_actions
-
-SandboxMode = Literal["workspace-write", "read-only", "off"]
-MODES: tuple[str, ...] = ("workspace-write", "read-only", "off")
 
 # Device files every program expects to write (``> /dev/null``); granted in every confined mode.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
@@ -42,14 +39,13 @@ class SandboxPolicy:
 
     ``required``: refuse to run (see ``Confinement.refusal``) rather than run with less than asked."""
 
-    mode: SandboxMode = "workspace-write"
+    mode: SandboxMode = DEFAULT_MODE
     write_roots: tuple[str, ...] = ()
     network: bool = True
     required: bool = False
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"unknown sandbox mode {self.mode!r}; use one of {', '.join(MODES)}")
+        parse_mode(self.mode)  # ValueError naming the modes
 
 
 @dataclass(frozen=True)

@@ -3,33 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig
 
+from ..sandbox_modes import DEFAULT_MODE, SandboxMode, normalize_sandbox_value
 from .policy import SandboxPolicy
 
-
-def normalize_sandbox_value(value: Any) -> Any:
-    """``sandbox: read-only`` means ``{mode: read-only}``; YAML reads a bare ``off`` as false, so false (also as
-    ``mode``) means off and true means the default."""
-    if value is False:
-        return {"mode": "off"}
-    if value is True:
-        return {}
-    if isinstance(value, str):
-        return {"mode": value}
-    if isinstance(value, dict) and value.get("mode") is False:
-        return {**value, "mode": "off"}
-    return value
+__all__ = ["SandboxSettings", "normalize_sandbox_value"]
 
 
 class SandboxSettings(ModuleConfig):
     """``sandbox:``: a mode string, or ``{mode, write_roots, network, required}``."""
 
-    mode: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    mode: SandboxMode = DEFAULT_MODE
     write_roots: list[str] = Field(default_factory=list)
     network: bool = True
     required: bool = False

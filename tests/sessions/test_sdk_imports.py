@@ -9,8 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from amplifier_cli.config.module_facts import facts_of
 from amplifier_cli.sessions import sdk_imports
 from amplifier_cli.sessions.sdk_imports import answering_sdk, start_sdk_import
+
+
+def provider_facts(root: Path, module_id: str, sdk: str) -> None:
+    """A provider module on sys.path (``root``) that names its SDK and key variable in its facts file."""
+    module = root / ("amplifier_module_" + module_id.replace("-", "_"))
+    module.mkdir()
+    (module / "__init__.py").write_text("")
+    (module / "amplifier-module.toml").write_text(f'[provider]\nsdk = "{sdk}"\nkey_env = "FAKE_KEY"\n')
+    facts_of.cache_clear()
 
 
 def plan(*providers: dict) -> dict:
@@ -44,7 +54,7 @@ def test_the_sdk_is_imported_in_a_background_thread_once(tmp_path: Path, monkeyp
     (package / "__init__.py").write_text("import gc, threading\nIMPORTED_BY = threading.current_thread().name\n"
                                          "COLLECTING = gc.isenabled()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-fake", ("fake_sdk_for_warmup", ("FAKE_KEY",)))
+    provider_facts(tmp_path, "provider-fake", "fake_sdk_for_warmup")
     monkeypatch.setenv("FAKE_KEY", "k")
     monkeypatch.delitem(sys.modules, "fake_sdk_for_warmup", raising=False)
     monkeypatch.setattr(sdk_imports, "_started", set())
@@ -74,8 +84,8 @@ def test_one_sdk_finder_stays_first_on_the_meta_path_and_answers_only_while_an_s
         for name in (sdk_name, f"{sdk_name}.client"):
             monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-fake", ("fake_sdk_with_finder", ("FAKE_KEY",)))
-    monkeypatch.setitem(sdk_imports.PROVIDER_SDKS, "provider-other", ("other_fake_sdk", ("FAKE_KEY",)))
+    for module_id, sdk_name in (("provider-fake", "fake_sdk_with_finder"), ("provider-other", "other_fake_sdk")):
+        provider_facts(tmp_path, module_id, sdk_name)
     monkeypatch.setenv("FAKE_KEY", "k")
     monkeypatch.setattr(sdk_imports, "_started", set())
     monkeypatch.setattr(sdk_imports, "_finder", None)

@@ -35,7 +35,7 @@ def plan_for_agent(
     if agent.model:
         providers = plan.get("providers") or []
         if providers:
-            target = preferred_provider(providers)
+            target = preferred_provider(providers, plan)
             target["config"] = {**(target.get("config") or {}), "default_model": agent.model}
     elif route:
         apply_route(plan, route)

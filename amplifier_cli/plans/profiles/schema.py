@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from amplifier_support.sandbox_modes import SandboxMode, normalize_sandbox_value
 
 from ...config.settings import BudgetSettings
 from ..mount_plan import MountPlanSections
@@ -58,7 +60,7 @@ class SandboxSection(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["workspace-write", "read-only", "off"] | None = None
+    mode: SandboxMode | None = None
     write_roots: list[str] | None = None
     network: bool | None = None
     required: bool | None = None
@@ -89,8 +91,6 @@ class ProfileFile(MountPlanSections):
     @classmethod
     def _sandbox_mode_shorthand(cls, value: Any) -> Any:
         # `sandbox: read-only` is {mode: read-only}; YAML reads a bare `off` as false (the modules' own rule)
-        from amplifier_support.sandbox.settings import normalize_sandbox_value
-
         return normalize_sandbox_value(value)
 
     @field_validator("instruction", mode="before")

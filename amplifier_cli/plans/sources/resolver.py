@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from amplifier_core.module_ids import PACKAGE_PREFIX, package_name
 from amplifier_core.module_sources import ModuleLoadError, ModuleNotFoundError, ModuleSource
 
 from ...config.source_uri import GitSource, PackageSource, PathSource, SourceSpec, parse_source
@@ -30,10 +31,6 @@ LAYERS = ("env", "workspace", "settings", "plan", "package")
 BUNDLING_DISTRIBUTION = "amplifier"  # the distribution whose entry points are the bundled modules
 _UPSTREAM_MODULE_REPO = re.compile(
     r"git\+https://github\.com/microsoft/amplifier-module-(?P<id>[A-Za-z0-9_-]+?)(?:\.git)?/?(?:@[^#]*)?(?:#.*)?")
-
-
-def package_name(module_id: str) -> str:
-    return "amplifier_module_" + module_id.replace("-", "_")
 
 
 def env_var_name(module_id: str) -> str:
@@ -186,7 +183,7 @@ def module_dir_from_path(module_id: str, path: Path, layer: str) -> Path:
         raise ModuleLoadError(f"module '{module_id}' ({layer}): {path} is not a directory")
     if path.name == package_name(module_id) and (path / "__init__.py").is_file():
         return path.parent
-    if not (path / package_name(module_id) / "__init__.py").is_file() and not any(path.glob("amplifier_module_*")):
+    if not (path / package_name(module_id) / "__init__.py").is_file() and not any(path.glob(PACKAGE_PREFIX + "*")):
         raise ModuleLoadError(
             f"module '{module_id}' ({layer}): {path} has no package {package_name(module_id)}/__init__.py"
         )

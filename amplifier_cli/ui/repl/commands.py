@@ -211,10 +211,14 @@ async def _model(repl: Any, argument: str) -> bool:
                 say("  available: " + ", ".join(names[:30]), "dim")
         say("  switch with /model NAME or /model PROVIDER/NAME", "dim")
         return True
+    from ...plans.answering_provider import provider_for_model
+
     provider_name, model = current_provider, argument.strip()
     head, _, tail = model.partition("/")
     if tail and head in providers:
         provider_name, model = head, tail
+    else:  # a model only one mounted provider offers goes to that provider
+        provider_name = provider_for_model(live.built.plan, providers, model) or current_provider
     live.coordinator.register_capability(ORCHESTRATOR_OVERRIDES, {"provider": provider_name, "model": model})
     repl.model_override = model
     live.record.save_metadata(provider=provider_name, model=model)

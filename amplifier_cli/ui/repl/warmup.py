@@ -1,6 +1,6 @@
 """Getting the slow imports out of the way while the user types: the kernel and the app's session layer
-first (the session is opened as soon as they are in), then the SDK of every bundled provider the profile
-mounts. A provider that asks for its SDK before the warm-up finished just waits for the same import."""
+first (the session is opened as soon as they are in), then the SDK of every provider the profile mounts (as
+each declares it). A provider that asks for its SDK before the warm-up finished just waits for the same import."""
 
 from __future__ import annotations
 
@@ -9,15 +9,14 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-from ...sessions.sdk_imports import PROVIDER_SDKS
+from ...config.module_facts import entry_module_id, facts_of
 
 
 def provider_sdks(plan: dict[str, Any]) -> list[str]:
-    """The SDK packages the plan's bundled providers will import."""
+    """The SDK packages the plan's providers declare (`[provider] sdk` in their amplifier-module.toml)."""
     names = []
     for entry in plan.get("providers") or []:
-        module_id = entry.get("module") if isinstance(entry, dict) else entry
-        sdk = PROVIDER_SDKS.get(str(module_id), (None, ()))[0]
+        sdk = facts_of(entry_module_id(entry)).sdk
         if sdk and sdk not in names:
             names.append(sdk)
     return names

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
 from amplifier_support.capability_names import APPROVAL_INTERACTIVE, SESSION_PROJECT_DIR, SESSION_SANDBOX_MODE
+from amplifier_support.sandbox_modes import READ_ONLY
 
 from .names import escape_name
 from .no_follow import SUPPORTED, PathChanged, open_for_listing, open_for_reading, replace_atomically
@@ -28,7 +29,7 @@ _SNIFF_BYTES = 8192
 _SNIPPET_CONTEXT = 3
 _MAX_LISTING = 1000
 _CHUNK = 1024 * 1024  # what one read of a line nobody will see takes at most
-READ_ONLY_MODE = "read-only"
+READ_ONLY_MODE = READ_ONLY  # the sandbox mode that keeps the file tools from writing too
 
 
 @dataclass(frozen=True)

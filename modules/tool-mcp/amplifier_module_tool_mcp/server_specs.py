@@ -10,8 +10,6 @@ the module config rejects unknown keys like every module config does, but takes 
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,13 +18,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from amplifier_core.module_config import ModuleConfigError, describe_config_errors
+from amplifier_support.mcp_scopes import (  # the scopes and file reading the app's `amplifier mcp` shares
+    CONFIG_FILE_VARIABLE,
+    SERVER_NAME,
+    SERVERS_KEYS,
+    UPSTREAM_USER_FILE,
+    McpFileError,
+    read_servers_document,
+    scope_files,
+)
 
-SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-SERVERS_KEYS = ("mcpServers", "servers")
-UPSTREAM_USER_FILE = Path(".amplifier") / "mcp.json"
-"""Upstream Amplifier's user file, relative to the home directory."""
-CONFIG_FILE_VARIABLE = "AMPLIFIER_MCP_CONFIG"
-"""Upstream's variable naming one more mcp.json, read after the project's files."""
+__all__ = ["CONFIG_FILE_VARIABLE", "SERVERS_KEYS", "SERVER_NAME", "UPSTREAM_USER_FILE"]
 
 
 def _scalars_as_text(value: Any) -> Any:
@@ -112,21 +114,8 @@ def server_files(config_dir: Path | None, project_root: Path | None, *, home: Pa
                  config_file: str | None = None) -> list[Path]:
     """The files read, lowest precedence first. ``home``: where upstream's ``~/.amplifier/mcp.json`` is looked
     for; ``config_file``: the value of ``$AMPLIFIER_MCP_CONFIG``."""
-    files: list[Path] = []
-    if home is not None:
-        files.append(home / UPSTREAM_USER_FILE)
-    if config_dir is not None:
-        files.append(config_dir / "mcp.json")
-    if project_root is not None:
-        files += [project_root / ".amplifier" / "mcp.json", project_root / ".mcp.json"]
-    if config_file:
-        files.append(Path(config_file).expanduser())
-    unique: list[Path] = []
-    for path in files:  # e.g. the project is the home dir: read each file once, at its highest place
-        if path in unique:
-            unique.remove(path)
-        unique.append(path)
-    return unique
+    return [path for _scope, path in scope_files(home=home, config_dir=config_dir, project_root=project_root,
+                                                 config_file=config_file)]
 
 
 def _unknown_keys_hint(body: Any) -> str:
@@ -177,26 +166,15 @@ def parse_servers(raw: Any, origin: str, key: str, *, strict: bool,
 def read_server_file(path: Path, warn: Callable[[str], None] | None = None) -> dict[str, ServerDefinition]:
     """Servers of one JSON file; a missing file has none, a broken one is an error naming the file."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors write one) is not an error
-    except FileNotFoundError:
+        document, key = read_servers_document(path)
+    except McpFileError as error:
+        if error.part == "(json)":
+            raise ModuleConfigError(f"{path}: line {error.line} column {error.column}: {error.message}; fix the JSON"
+                                    ) from None
+        raise _problem(str(path), error.part, error.message, error.fix) from None
+    if key not in document:
         return {}
-    except OSError as error:
-        reason = f"cannot be read ({error.strerror or error})"
-        raise _problem(str(path), "(file)", reason, "fix its permissions") from None
-    if not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ModuleConfigError(
-            f"{path}: line {error.lineno} column {error.colno}: invalid JSON ({error.msg}); fix the JSON"
-        ) from None
-    if not isinstance(document, dict):
-        raise _problem(str(path), "(root)", "must be a JSON object", 'write {"mcpServers": {...}}')
-    for key in SERVERS_KEYS:
-        if key in document:
-            return parse_servers(document[key], str(path), key, strict=False, warn=warn)
-    return {}
+    return parse_servers(document[key], str(path), key, strict=False, warn=warn)
 
 
 def merged_servers(
