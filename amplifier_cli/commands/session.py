@@ -56,8 +56,11 @@ def list_sessions(
 
         print_json(rows)
         return
+    from amplifier_support.consoles import is_terminal
+
     from ..ui.tables import print_table
 
+    prompt_width = 50 if is_terminal(None) else None  # piped: the whole prompt, on one line
     print_table(
         "Sessions" + ("" if all_projects else f" in {project_key(paths)}"),
         ["id", "updated", "profile", "model", "turns", "status", "first prompt"],
@@ -69,7 +72,7 @@ def list_sessions(
                 r["model"],
                 r["turns"],
                 r["status"],
-                (r["first_prompt"] or "")[:50],
+                " ".join((r["first_prompt"] or "").split())[:prompt_width],
             ]
             for r in rows
         ],

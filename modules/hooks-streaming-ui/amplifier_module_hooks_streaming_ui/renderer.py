@@ -69,10 +69,11 @@ class _TurnUsage:
 
 class StreamingRenderer:
     def __init__(self, settings: UISettings) -> None:
-        from rich.console import Console
+        from amplifier_support.consoles import text_console
 
         self.settings = settings
-        self.console = Console(file=settings.stream, highlight=False, soft_wrap=False)
+        # a terminal wraps at its width; a pipe or log file gets whole lines
+        self.console = text_console(settings.stream, highlight=False)
         if settings.color is False:
             self.console.no_color = True
         self._blocks: dict[int, _TextBlock] = {}
