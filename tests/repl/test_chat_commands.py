@@ -3,7 +3,8 @@ the installed `amplifier` in a pty."""
 
 from __future__ import annotations
 
-from fakeapi import Turn
+from fakeapi import Turn, Usage
+from testkit.trust import trust_project_now
 
 
 def test_a_prompt_argument_opens_the_chat_with_it_as_the_first_message(spawn_chat, fake_api) -> None:
@@ -34,3 +35,37 @@ def test_demo_profile_answers_three_messages_in_a_row(spawn_chat, chat_project) 
     chat.prompt()
     assert chat.exit() == 0
     assert (chat_project / "amplifier-demo.txt").exists()
+
+
+def test_cost_shows_tokens_cache_reads_and_the_priced_cost_of_the_session(spawn_chat, fake_api, chat_project) -> None:
+    profile = chat_project / ".amplifier" / "profiles" / "chat-test.yaml"
+    profile.write_text(profile.read_text() + "pricing:\n  claude-test: {input: 3, output: 15}\n", encoding="utf-8")
+    trust_project_now(chat_project)  # the user's own edit of their profile
+    fake_api.add(Turn(text="answer-one", usage=Usage(input_tokens=1000, output_tokens=500,
+                                                       cache_read_input_tokens=200)))
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("one")
+    chat.expect("answer-one")
+    chat.prompt()
+    chat.send_line("/cost")
+    shown = chat.expect("cost: ")
+    value = chat.expect("\n")
+    assert "sub-agents included" in shown
+    assert "tokens out: 500" in shown and "cache reads 200" in shown
+    assert "requests: 1 · claude-test" in shown
+    assert value.strip().startswith("$0.0")
+    assert chat.exit() == 0
+
+
+def test_cost_says_so_when_the_model_has_no_price(spawn_chat, fake_api) -> None:
+    fake_api.add(Turn(text="answer-one"))
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("one")
+    chat.expect("answer-one")
+    chat.prompt()
+    chat.send_line("/cost")
+    chat.expect("cost: ")
+    assert chat.expect("\n").startswith("unknown: no price for claude-test")
+    assert chat.exit() == 0

@@ -334,6 +334,12 @@ async def _rewind(repl: Any, argument: str) -> bool:
     return await rewind_command(repl, argument)
 
 
+async def _cost(repl: Any, argument: str) -> bool:
+    from .cost_command import cost_command
+
+    return await cost_command(repl, argument)
+
+
 async def _exit(repl: Any, argument: str) -> bool:
     return False
 
@@ -341,6 +347,7 @@ async def _exit(repl: Any, argument: str) -> bool:
 COMMANDS: list[tuple[str, str, Handler]] = [
     ("/help", "show commands and keys", _help),
     ("/status", "session, profile, provider, model, tokens and cost, tools, MCP servers, sandbox", _status),
+    ("/cost", "tokens in and out, cache reads and cost of this session, sub-agents included", _cost),
     ("/tools", "mounted tools", _tools),
     ("/mcp", "MCP servers of this session: state, tools, prompts", _mcp),
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
