@@ -3,7 +3,7 @@ the installed `amplifier` in a pty."""
 
 from __future__ import annotations
 
-from fakeapi import Turn, Usage
+from fakeapi import ToolCall, Turn, Usage
 from testkit.trust import trust_project_now
 
 
@@ -68,4 +68,25 @@ def test_cost_says_so_when_the_model_has_no_price(spawn_chat, fake_api) -> None:
     chat.send_line("/cost")
     chat.expect("cost: ")
     assert chat.expect("\n").startswith("unknown: no price for claude-test")
+    assert chat.exit() == 0
+
+
+def test_diff_shows_what_the_models_tools_changed_in_the_session(spawn_chat, fake_api, chat_project) -> None:
+    (chat_project / "notes.txt").write_text("original line\n", encoding="utf-8")
+    (chat_project / "untouched.txt").write_text("same\n", encoding="utf-8")
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo added-by-tool >> notes.txt"})]),
+                 when_last_user_contains="edit")
+    fake_api.add(Turn(text="edited-it"), when_last_tool_result_contains="")
+    chat = spawn_chat("--approval", "allow")
+    chat.ready()
+    chat.send_line("/diff")
+    assert "No tool that can change files has run" in chat.expect("yet.")
+    chat.send_line("edit the notes")
+    chat.expect("edited-it")
+    chat.prompt()
+    chat.send_line("/diff")
+    shown = chat.expect("Undo with /rewind")
+    assert "Changed by the model's tools in this session: notes.txt" in shown
+    assert "+added-by-tool" in shown and " original line" in shown
+    assert "untouched.txt" not in shown
     assert chat.exit() == 0

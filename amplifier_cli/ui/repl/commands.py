@@ -340,6 +340,12 @@ async def _cost(repl: Any, argument: str) -> bool:
     return await cost_command(repl, argument)
 
 
+async def _diff(repl: Any, argument: str) -> bool:
+    from .diff_command import diff_command
+
+    return await diff_command(repl, argument)
+
+
 async def _exit(repl: Any, argument: str) -> bool:
     return False
 
@@ -357,6 +363,7 @@ COMMANDS: list[tuple[str, str, Handler]] = [
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
     ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
     ("/fork", "continue in a copy of this conversation: /fork [TURN] keeps turns 1..TURN", _fork),
+    ("/diff", "the files the model's tools changed in this session, as a diff", _diff),
     ("/rewind", "list turns, or /rewind N [files|conversation]: back to before turn N", _rewind),
     ("/exit", "leave (the session is saved; `amplifier continue` resumes it)", _exit),
     ("/quit", "same as /exit", _exit),
