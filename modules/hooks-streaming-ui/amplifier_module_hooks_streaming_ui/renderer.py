@@ -338,6 +338,13 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
         renderer.notice(f"retrying{wait} ({data.get('message') or data.get('error_type') or 'provider error'})")
         return HookResult()
 
+    async def on_compacted(event: str, data: dict[str, Any]) -> HookResult:
+        from amplifier_support.compaction_receipt import receipt_line
+
+        if data.get("trigger") != "manual":  # /compact prints its own, longer receipt
+            renderer.notice(receipt_line(data), style="dim")
+        return HookResult()
+
     return {
         "content_block:delta": on_delta,
         "content_block:end": on_block_end,
@@ -349,4 +356,5 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
         "orchestrator:complete": on_complete,
         "todo:updated": on_todos,
         "provider:retry": on_retry,
+        "context:post_compact": on_compacted,
     }
