@@ -90,3 +90,29 @@ def test_diff_shows_what_the_models_tools_changed_in_the_session(spawn_chat, fak
     assert "+added-by-tool" in shown and " original line" in shown
     assert "untouched.txt" not in shown
     assert chat.exit() == 0
+
+
+def test_compact_summarizes_now_shows_a_receipt_and_the_chat_goes_on_from_the_summary(
+        spawn_chat, fake_api, chat_project) -> None:
+    fake_api.add(Turn(text="apples-answer " + "crunchy " * 200), when_last_user_contains="apples")
+    fake_api.add(Turn(text="SUMMARY-TEXT: the user asked about apples; keep the varieties"),
+                 when_last_user_contains="Summarize the conversation")
+    fake_api.add(Turn(text="after-compact-answer"), when_last_user_contains="next")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("tell me about apples")
+    chat.expect("apples-answer")
+    chat.prompt()
+    chat.send_line("/compact the apple varieties")
+    receipt = chat.expect("The summary kept:")
+    assert "context compacted:" in receipt and "→ 2 messages" in receipt and "tokens" in receipt
+    assert "SUMMARY-TEXT" in chat.prompt()
+    summarize = fake_api.requests[-1]
+    assert "Be sure to keep: the apple varieties" in summarize.user_texts[-1]
+    assert "tell me about apples" in summarize.user_texts[-1]  # the conversation went to the summarizer
+    chat.send_line("next question")
+    chat.expect("after-compact-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+    last = fake_api.requests[-1]
+    assert last.user_texts == ["next question"] and "SUMMARY-TEXT" in last.system_text

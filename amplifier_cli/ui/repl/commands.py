@@ -226,7 +226,8 @@ async def _clear(repl: Any, argument: str) -> bool:
         return True
     context = live.coordinator.get("context")
     messages = await context.get_messages()
-    kept = [message for message in messages if message.get("role") == "system"]
+    kept = [message for message in messages if message.get("role") == "system"
+            and (message.get("metadata") or {}).get("source") != "compact-summary"]  # a /compact summary goes too
     await context.set_messages(kept)  # through the recording context: the transcript is rewritten too
     say(f"Cleared {len(messages) - len(kept)} message(s); kept {len(kept)} system message(s).", "ok")
     return True
@@ -346,6 +347,12 @@ async def _diff(repl: Any, argument: str) -> bool:
     return await diff_command(repl, argument)
 
 
+async def _compact(repl: Any, argument: str) -> bool:
+    from .compact_command import compact_command
+
+    return await compact_command(repl, argument)
+
+
 async def _exit(repl: Any, argument: str) -> bool:
     return False
 
@@ -359,6 +366,7 @@ COMMANDS: list[tuple[str, str, Handler]] = [
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
     ("/mode", "show or switch: /mode plan (read and think, no writes or commands) · /mode normal", _mode),
     ("/skills", "skills the model can load, with where each came from", _skills),
+    ("/compact", "replace the conversation with a summary now: /compact [what to keep]", _compact),
     ("/clear", "forget the conversation (the system instruction stays)", _clear),
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
     ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
