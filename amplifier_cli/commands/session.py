@@ -7,7 +7,8 @@ import typer
 from .launch import DEFAULT_APPROVAL, DEFAULT_OUTPUT_FORMAT
 from .run import ApprovalOption, OutputFormatOption, RebuildProfileOption
 
-session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clean up.", no_args_is_help=True)
+session_app = typer.Typer(help="Saved sessions: list, show, resume, fork, rewind, delete, cleanup and migrate.",
+                          no_args_is_help=True)
 
 
 def _store_and_paths():

@@ -24,6 +24,11 @@ def test_a_prompt_argument_opens_the_chat_with_it_as_the_first_message(spawn_cha
 def test_demo_profile_answers_three_messages_in_a_row(spawn_chat, chat_project) -> None:
     chat = spawn_chat("-P", "demo")  # the bundled scripted profile: no server, no key
     chat.ready()
+    chat.send_line("/help")
+    listed = chat.expect("Input: Enter sends")
+    from amplifier_cli.ui.repl.commands import COMMANDS
+
+    assert all(name in listed for name, _, _ in COMMANDS) and "/compact" in listed and "/diff" in listed
     chat.send_line("write the demo file")
     chat.expect("I wrote amplifier-demo.txt")
     chat.prompt()
