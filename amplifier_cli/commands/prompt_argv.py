@@ -4,6 +4,7 @@ Decided here, before click reads the command line (typer-free, so it is cheap):
 - a word that IS a command name stays the command (`amplifier session list`);
 - a near-miss of a command name (`sesion`, `tools`: one plain word close to a command) stays click's usual
   "No such command ... Did you mean" error, so a typo never costs a model call;
+- `help` is `--help`;
 - anything else (a word with a space, or a word that resembles no command) starts the prompt, and every
   further word that is not an option joins it (`amplifier fix the tests` sends "fix the tests").
 Options of the chat may stand before or after the prompt (`amplifier -P demo "hi"`, `amplifier "hi" -m X`).
@@ -45,6 +46,8 @@ def split_prompt(arguments: list[str], command_names: Iterable[str]) -> tuple[li
                 remaining.append(arguments[position])
                 position += 1
             continue
+        if not words and token == "help":  # `amplifier help` asks for the help, not the model
+            return [*remaining, "--help", *arguments[position:]], None
         if not words and (token in names or is_near_miss(token, names)):
             return arguments, None
         words.append(token)

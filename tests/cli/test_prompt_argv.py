@@ -28,6 +28,11 @@ def test_words_that_are_no_command_are_the_prompt(arguments: list[str], remainin
     assert split_prompt(arguments, COMMANDS) == (remaining, prompt)
 
 
+def test_help_as_a_word_is_the_help_option() -> None:
+    assert split_prompt(["help"], COMMANDS) == (["--help"], None)
+    assert split_prompt(["-v", "help"], COMMANDS) == (["-v", "--help"], None)
+
+
 def test_a_prompt_after_a_dash_dash_is_left_to_click() -> None:
     assert split_prompt(["--", "hi"], COMMANDS) == (["--", "hi"], None)
 

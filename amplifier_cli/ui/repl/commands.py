@@ -33,7 +33,8 @@ async def _status(repl: Any, argument: str) -> bool:
     if live is None:
         return True
     totals = live.usage.session
-    cost = f"${totals.cost_usd:.4f}" if totals.cost_usd is not None else "unknown"
+    known = totals.known_cost()  # unknown when any response had no price, as /cost says
+    cost = f"${known:.4f}" if known is not None else "unknown"
     messages = await live.coordinator.get("context").get_messages()
     rows = [
         ("session", live.session_id),
