@@ -26,6 +26,16 @@ class AmplifierGroup(TyperGroup):
     """Turns AmplifierError anywhere below into a short message on stderr and its exit code (2 config, 1 runtime);
     a traceback only with --verbose."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """`amplifier "prompt"`: the prompt words are taken out before click looks for a command
+        (commands/prompt_argv.py says which words are a prompt); the root opens the chat with them."""
+        from .commands.prompt_argv import split_prompt
+
+        args, prompt = split_prompt(list(args), self.list_commands(ctx))
+        if prompt is not None:
+            ctx.meta["chat_prompt"] = prompt
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         from .errors import AmplifierError, report_failure
 
@@ -71,6 +81,8 @@ def root(
     """Run AI agents assembled from modules, described by YAML profiles (mount plans).
 
     Without a command: the interactive chat (the options above choose its profile, provider, model or session).
+    `amplifier "PROMPT"` opens the chat with PROMPT as its first message; when stdin or stdout is not a terminal
+    it answers PROMPT once, as `amplifier run "PROMPT"` does.
     """
     ctx.obj = {"verbose": verbose}
     chat_options: dict[str, Any] = {"profile": profile, "provider": provider, "model": model, "resume": resume,
@@ -88,6 +100,9 @@ def root(
         return
     from .commands.launch import in_a_terminal, start
 
+    prompt = ctx.meta.get("chat_prompt")
+    if prompt is not None:
+        raise typer.Exit(start(prompt, approval=approval, chat=True, **chat_options))
     if in_a_terminal() or chosen:
         # the interactive chat, as `amplifier run` without a prompt (piped stdin with options: one turn)
         raise typer.Exit(start(None, approval=approval, **chat_options))

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(help="Bundles (upstream's name for profiles): list, show, choose, register.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Bundles (upstream's name for profiles): list, show, use, current, clear, add, remove and update.",
+    no_args_is_help=True,
+)
 
 LocalOpt = typer.Option(False, "--local", help="Only this checkout (.amplifier/settings.local.yaml).")
 ProjectOpt = typer.Option(False, "--project", help="Everyone on the project (.amplifier/settings.yaml).")

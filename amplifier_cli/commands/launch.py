@@ -82,8 +82,10 @@ def start(
     max_total_tokens: int | None = None,
     max_cost: str | None = None,
     fork: bool = False,
+    chat: bool = False,
 ) -> int:
-    """Shared by run/continue/session resume: pick REPL or one-shot, then run it."""
+    """Shared by run/continue/session resume: pick REPL or one-shot, then run it. ``chat``: a prompt opens the
+    chat with it as the first message when stdin and stdout are a terminal (`amplifier "PROMPT"`)."""
     from ..errors import UsageError
 
     _check_choice(output_format, OUTPUT_FORMATS, "--output-format")
@@ -113,7 +115,8 @@ def start(
         resume = _latest_session_id()
     if fork and resume:
         resume = fork_stored_session(resume, None)
-    text = compose_prompt(prompt)
+    first_message = _valid_text(prompt) if chat and prompt and in_a_terminal() else None
+    text = None if first_message is not None else compose_prompt(prompt)
 
     from ..sessions.request import SessionRequest
 
@@ -131,7 +134,7 @@ def start(
             if profile is None and provider is None and resume is None:
                 _first_run_setup()
 
-            return run_repl(request, approval=approval)
+            return run_repl(request, approval=approval, first_message=first_message)
         raise UsageError.single(
             "no prompt given and stdin is not a terminal", fix='pass a prompt: amplifier run "..." (or pipe one in)'
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(help="MCP servers: list, add, remove, show and test them.", no_args_is_help=True)
+app = typer.Typer(help="MCP servers: list, add, remove, get and test them.", no_args_is_help=True)
 
 GLOBAL_HELP = "All projects: the user's mcp.json (the default for add)."
 PROJECT_HELP = "This project, amplifier only: .amplifier/mcp.json."

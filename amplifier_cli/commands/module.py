@@ -101,10 +101,11 @@ def validate(
 
 
 def _print_report(report: object) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from amplifier_support.consoles import table_console
+
+    console = table_console()
     colour = "green" if report.passed else "red"  # type: ignore[attr-defined]
     console.print(f"Validation: {report.module_type}  {report.module_path}")  # type: ignore[attr-defined]
     console.print(f"[{colour}]{report.summary}[/{colour}]")  # type: ignore[attr-defined]

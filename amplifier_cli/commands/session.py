@@ -8,7 +8,8 @@ import typer
 
 from .session_options import with_resume_options
 
-session_app = typer.Typer(help="Saved sessions: list, show, resume, delete, clean up.", no_args_is_help=True)
+session_app = typer.Typer(help="Saved sessions: list, show, resume, fork, rewind, delete, cleanup and migrate.",
+                          no_args_is_help=True)
 
 
 def _store_and_paths():
@@ -57,8 +58,11 @@ def list_sessions(
 
         print_json(rows)
         return
+    from amplifier_support.consoles import is_terminal
+
     from ..ui.tables import print_table
 
+    prompt_width = 50 if is_terminal(None) else None  # piped: the whole prompt, on one line
     print_table(
         "Sessions" + ("" if all_projects else f" in {project_key(paths)}"),
         ["id", "updated", "profile", "model", "turns", "status", "first prompt"],
@@ -70,7 +74,7 @@ def list_sessions(
                 r["model"],
                 r["turns"],
                 r["status"],
-                (r["first_prompt"] or "")[:50],
+                " ".join((r["first_prompt"] or "").split())[:prompt_width],
             ]
             for r in rows
         ],

@@ -20,8 +20,20 @@ class UsageTotals:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     requests: int = 0
-    cost_usd: Decimal | None = None
+    cost_usd: Decimal | None = None  # the sum of the priced responses (budgets count it)
     models: list[str] = field(default_factory=list)
+    unpriced_models: list[str] = field(default_factory=list)  # responses no table prices: the total is unknown
+
+    def known_cost(self) -> Decimal | None:
+        """The total cost, or None when any response had no price (never a partial sum shown as the cost)."""
+        if self.unpriced_models:
+            return None
+        return self.cost_usd if self.cost_usd is not None else Decimal(0)
+
+    def mark_unpriced(self, model: str | None) -> None:
+        name = model or "?"
+        if name not in self.unpriced_models:
+            self.unpriced_models.append(name)
 
     def add(self, data: dict[str, Any], cost: Any = None) -> None:
         usage = data.get("usage") or {}
@@ -80,6 +92,9 @@ class UsageTracker:
         cost = self.pricer.cost(data.get("model"), usage, data.get("cost_usd", usage.get("cost_usd")))
         self.session.add(data, cost)
         self.turn.add(data, cost)
+        if cost is None and usage:
+            self.session.mark_unpriced(data.get("model"))
+            self.turn.mark_unpriced(data.get("model"))
         if self.budget_stop is None:
             self.budget_stop = exceeded(self.budget, self.session)
             if self.budget_stop is None and self.budget.max_cost is not None and cost is None and usage:

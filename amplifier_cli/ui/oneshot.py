@@ -76,6 +76,10 @@ def _result_record(
         "duration_ms": int((time.monotonic() - started) * 1000),
         "num_turns": live.usage.turn.requests if live else 0,
     }
+    cost = live.usage.turn.known_cost() if live else None
+    record["cost_usd"] = float(cost) if cost is not None else None  # a number; null when a price is unknown
+    if live is not None and live.usage.turn.unpriced_models:
+        record["unpriced_models"] = list(live.usage.turn.unpriced_models)
     if live is not None:
         record["trust"] = project_trust(live.paths).summary()
     if error is not None:

@@ -1,4 +1,5 @@
-"""Listing output: a Rich table for people, or JSON on stdout with `--json` (rich imported only for tables)."""
+"""Listing output: a Rich table for people, or JSON on stdout with `--json` (rich imported only for tables).
+Piped, a table keeps whole values (amplifier_support.consoles)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ def print_json(data: Any) -> None:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str = "") -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from amplifier_support.consoles import table_console
+
+    console = table_console()
     if not rows and empty:
         console.print(empty)
         return

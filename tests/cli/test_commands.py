@@ -20,8 +20,9 @@ def test_version_flag(cli) -> None:
     assert result.exit_code == 0 and result.stdout.strip() == f"amplifier {__version__}"
 
 
-def test_unknown_command_is_a_usage_error_with_exit_2(cli) -> None:
-    assert cli("nosuch").exit_code == 2
+def test_a_near_miss_of_a_command_is_a_usage_error_with_exit_2(cli) -> None:
+    result = cli("sesion")  # a word that resembles no command is a prompt instead (test_prompt_argv.py)
+    assert result.exit_code == 2 and "Did you mean 'session'?" in result.output
 
 
 def test_profile_list_json_marks_active_and_shadowed_entries(cli, paths, write) -> None:

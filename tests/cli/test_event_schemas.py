@@ -41,7 +41,8 @@ def _writer_lines() -> list[dict]:
     writer.write({"type": "init", "session_id": "s-1", "profile": "p", "provider": None, "model": None,
                   "tools": ["bash"], "resumed": False, "trust": {"trusted": True}})
     write_json_line(out, {"type": "result", "session_id": None, "status": "error", "response": None, "usage": None,
-                          "model": None, "duration_ms": 3, "num_turns": 0, "error": "bad profile"})
+                          "model": None, "duration_ms": 3, "num_turns": 0, "cost_usd": None,
+                          "error": "bad profile"})
     return assert_stream_lines_valid(out.getvalue())
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 
-def run_repl(request: Any, approval: str = "ask") -> int:
-    """Run the chat until the user exits; returns the process exit code."""
+def run_repl(request: Any, approval: str = "ask", first_message: str | None = None) -> int:
+    """Run the chat until the user exits; returns the process exit code. ``first_message`` is sent as the
+    chat's first turn (`amplifier "PROMPT"`)."""
     from .app import run_repl_sync
 
-    return run_repl_sync(request, approval)
+    return run_repl_sync(request, approval, first_message)
 
 
 __all__ = ["run_repl"]

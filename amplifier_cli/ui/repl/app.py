@@ -43,6 +43,7 @@ class Repl:
         self.prompt_session: Any = None
         self.completer: ReplCompleter | None = None
         self.project_commands: dict[str, Any] = {}  # /NAME from Markdown files (config/slash_commands.py)
+        self.first_message: str | None = None  # `amplifier "PROMPT"`: sent before the first prompt is shown
 
     # -- mode -----------------------------------------------------------------------------------------------
     @property
@@ -203,6 +204,8 @@ class Repl:
                                                    toggle_mode=self.toggle_mode)
         self.start_opening()
         try:
+            if self.first_message and not await self.send_first_message(self.first_message):
+                return self.exit_code
             while True:
                 self.guard_sigint()
                 self.out.write("\n")
@@ -233,6 +236,16 @@ class Repl:
         if self.live is not None and self.live.record.has_messages:  # an empty chat is not kept (see the store)
             say(f"Session {self.live.session_id[:8]} saved. Resume with: amplifier continue", "dim")
         return self.exit_code
+
+    async def send_first_message(self, text: str) -> bool:
+        """Show the message as if typed at the prompt, then handle it; False ends the chat (also when the
+        session could not open: the error is reported)."""
+        from .input import PROMPT
+
+        self.out.write(f"\n{PROMPT}{text}\n")
+        self.out.flush()
+        keep_going = await self.handle(text)
+        return keep_going and not (self.exit_code != EXIT_OK and self.live is None)
 
     async def handle(self, text: str) -> bool:
         """Act on one submitted input; False ends the chat."""
@@ -310,8 +323,9 @@ class Repl:
         notify_turn_end(live.built.settings, self.out)
 
 
-async def run_repl_async(request: Any, approval: str) -> int:
+async def run_repl_async(request: Any, approval: str, first_message: str | None = None) -> int:
     repl = Repl(request, approval, sys.stdout)
+    repl.first_message = first_message
     return await repl.run()
 
 
@@ -325,10 +339,10 @@ def ask_trust_first() -> None:
         ask_to_trust(paths, project_trust(paths), out=sys.stdout)
 
 
-def run_repl_sync(request: Any, approval: str) -> int:
+def run_repl_sync(request: Any, approval: str, first_message: str | None = None) -> int:
     try:
         ask_trust_first()
-        return asyncio.run(run_repl_async(request, approval))
+        return asyncio.run(run_repl_async(request, approval, first_message))
     except KeyboardInterrupt:
         sys.stdout.write("\nInterrupted.\n")
         return EXIT_INTERRUPTED

@@ -35,7 +35,8 @@ async def _status(repl: Any, argument: str) -> bool:
     if live is None:
         return True
     totals = live.usage.session
-    cost = f"${totals.cost_usd:.4f}" if totals.cost_usd is not None else "unknown"
+    known = totals.known_cost()  # unknown when any response had no price, as /cost says
+    cost = f"${known:.4f}" if known is not None else "unknown"
     messages = await live.coordinator.get("context").get_messages()
     rows = [
         ("session", live.session_id),
@@ -232,7 +233,8 @@ async def _clear(repl: Any, argument: str) -> bool:
         return True
     context = live.coordinator.get("context")
     messages = await context.get_messages()
-    kept = [message for message in messages if message.get("role") == "system"]
+    kept = [message for message in messages if message.get("role") == "system"
+            and (message.get("metadata") or {}).get("source") != "compact-summary"]  # a /compact summary goes too
     await context.set_messages(kept)  # through the recording context: the transcript is rewritten too
     say(f"Cleared {len(messages) - len(kept)} message(s); kept {len(kept)} system message(s).", "ok")
     return True
@@ -340,6 +342,24 @@ async def _rewind(repl: Any, argument: str) -> bool:
     return await rewind_command(repl, argument)
 
 
+async def _cost(repl: Any, argument: str) -> bool:
+    from .cost_command import cost_command
+
+    return await cost_command(repl, argument)
+
+
+async def _diff(repl: Any, argument: str) -> bool:
+    from .diff_command import diff_command
+
+    return await diff_command(repl, argument)
+
+
+async def _compact(repl: Any, argument: str) -> bool:
+    from .compact_command import compact_command
+
+    return await compact_command(repl, argument)
+
+
 async def _exit(repl: Any, argument: str) -> bool:
     return False
 
@@ -347,15 +367,18 @@ async def _exit(repl: Any, argument: str) -> bool:
 COMMANDS: list[tuple[str, str, Handler]] = [
     ("/help", "show commands and keys", _help),
     ("/status", "session, profile, provider, model, tokens and cost, tools, MCP servers, sandbox", _status),
+    ("/cost", "tokens in and out, cache reads and cost of this session, sub-agents included", _cost),
     ("/tools", "mounted tools", _tools),
     ("/mcp", "MCP servers of this session: state, tools, prompts", _mcp),
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
     ("/mode", "show or switch: /mode plan (read and think, no writes or commands) · /mode normal", _mode),
     ("/skills", "skills the model can load, with where each came from", _skills),
+    ("/compact", "replace the conversation with a summary now: /compact [what to keep]", _compact),
     ("/clear", "forget the conversation (the system instruction stays)", _clear),
     ("/save", "write the conversation to FILE (.md, or .json)", _save),
     ("/resume", "list recent sessions, or /resume ID to switch to one", _resume),
     ("/fork", "continue in a copy of this conversation: /fork [TURN] keeps turns 1..TURN", _fork),
+    ("/diff", "the files the model's tools changed in this session, as a diff", _diff),
     ("/rewind", "list turns, or /rewind N [files|conversation]: back to before turn N", _rewind),
     ("/exit", "leave (the session is saved; `amplifier continue` resumes it)", _exit),
     ("/quit", "same as /exit", _exit),

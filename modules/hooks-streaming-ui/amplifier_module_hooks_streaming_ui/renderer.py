@@ -69,10 +69,11 @@ class _TurnUsage:
 
 class StreamingRenderer:
     def __init__(self, settings: UISettings) -> None:
-        from rich.console import Console
+        from amplifier_support.consoles import text_console
 
         self.settings = settings
-        self.console = Console(file=settings.stream, highlight=False, soft_wrap=False)
+        # a terminal wraps at its width; a pipe or log file gets whole lines
+        self.console = text_console(settings.stream, highlight=False)
         if settings.color is False:
             self.console.no_color = True
         self._blocks: dict[int, _TextBlock] = {}
@@ -337,6 +338,13 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
         renderer.notice(f"retrying{wait} ({data.get('message') or data.get('error_type') or 'provider error'})")
         return HookResult()
 
+    async def on_compacted(event: str, data: dict[str, Any]) -> HookResult:
+        from amplifier_support.compaction_receipt import receipt_line
+
+        if data.get("trigger") != "manual":  # /compact prints its own, longer receipt
+            renderer.notice(receipt_line(data), style="dim")
+        return HookResult()
+
     return {
         "content_block:delta": on_delta,
         "content_block:end": on_block_end,
@@ -348,4 +356,5 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
         "orchestrator:complete": on_complete,
         "todo:updated": on_todos,
         "provider:retry": on_retry,
+        "context:post_compact": on_compacted,
     }

@@ -298,3 +298,19 @@ async def test_a_retry_marks_the_failed_attempts_text_where_it_cannot_erase() ->
     assert lines[:2] == ["half", "(the text above came from a failed attempt: discarded)"]
     await coordinator.hooks.emit("provider:retry", {"attempt": 2, "delay": 1, "message": "overloaded"})
     assert stream.getvalue().count("discarded") == 1  # nothing streamed since: nothing to mark
+
+
+async def test_an_automatic_compaction_prints_its_receipt_in_one_line() -> None:
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("context:post_compact", {
+        "messages_before": 48, "messages_after": 12, "messages_omitted": 36, "tokens_before": 150_210,
+        "tokens_after": 80_400, "budget": 160_000})
+    assert stream.getvalue() == ("context compacted (automatic): 48 → 12 messages, ~150,210 → ~80,400 tokens; "
+                                 "36 earlier messages left out of requests (the transcript keeps them)\n")
+
+
+async def test_a_manual_compaction_is_left_to_the_command_that_made_it() -> None:
+    coordinator, stream = await _mounted()
+    await coordinator.hooks.emit("context:post_compact", {"messages_before": 4, "messages_after": 1,
+                                                          "trigger": "manual"})
+    assert stream.getvalue() == ""

@@ -45,12 +45,14 @@ MODEL_ID = "scripted"
 DISPLAY_NAME = "Scripted model (no LLM)"
 _REMINDER_PREFIX = "<system-reminder"
 _PREVIEW = 80
+_ECHO_LIMIT = 200
 
 
 class ScriptedConfig(ModuleConfig):
     script: list[Any] | None = None
     script_file: str | None = None
     repeat_last: bool = False
+    echo_when_done: bool = False
     priority: int = 100
     stream_chunk_size: int = Field(default=8, ge=1)
     context_window: int = Field(default=200_000, ge=1)
@@ -60,6 +62,8 @@ class ScriptedConfig(ModuleConfig):
     def _one_source(self) -> ScriptedConfig:
         if self.script is not None and self.script_file is not None:
             raise ValueError("set either script (inline turns) or script_file (a YAML/JSON file), not both")
+        if self.repeat_last and self.echo_when_done:
+            raise ValueError("set either repeat_last or echo_when_done (what to do when the script is over), not both")
         return self
 
 
@@ -92,6 +96,15 @@ def _matches(pattern: str, text: str) -> bool:
         return re.search(pattern, text) is not None
     except re.error:
         return False
+
+
+def _echo_turn(text: str) -> TurnSpec:
+    """The answer once the script is over with ``echo_when_done``: the message quoted back, so a demo chat
+    keeps answering (and says plainly that no model is behind it)."""
+    quoted = " ".join(text.split())
+    quoted = quoted if len(quoted) <= _ECHO_LIMIT else quoted[:_ECHO_LIMIT] + "..."
+    return TurnSpec(text=f"(scripted demo model, no LLM) You said: \"{quoted}\". I can only echo; use a profile "
+                         "with a real provider (e.g. `amplifier init`) for actual answers.")
 
 
 def _estimate_tokens(text: str) -> int:
@@ -145,6 +158,8 @@ class ScriptedProvider:
                 return index, turn
         if self.config.repeat_last and self._last_played is not None:
             return self._last_played
+        if self.config.echo_when_done:
+            return -1, _echo_turn(text)
         label = "last tool result" if role == "tool" else "last user message"
         preview = text if len(text) <= _PREVIEW else text[:_PREVIEW] + "..."
         waiting = [turn.match for index, turn in enumerate(self.turns) if not self._used[index]]
@@ -177,7 +192,8 @@ class ScriptedProvider:
             usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens,
                         total_tokens=input_tokens + output_tokens, cost_usd=cost),
             finish_reason=turn.stop_reason or ("tool_use" if calls else "end_turn"),
-            metadata={"model": request.model or MODEL_ID, "scripted_turn": index + 1, "streamed": streamed},
+            metadata={"model": request.model or MODEL_ID, "scripted_turn": index + 1 if index >= 0 else None,
+                      "streamed": streamed},
         )
 
     async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:

@@ -96,6 +96,18 @@ async def test_repeat_last_replays_the_last_turn() -> None:
     assert [response_text(await provider.complete(ask(("user", "q")))) for _ in range(3)] == ["again"] * 3
 
 
+async def test_echo_when_done_quotes_each_message_back_once_the_script_is_over() -> None:
+    provider = await mounted({"script": ["scripted first"], "echo_when_done": True})
+    answers = [(await provider.complete(ask(("user", question)))).text for question in ("one", "two", "three")]
+    assert answers[0] == "scripted first"
+    assert 'You said: "two"' in answers[1] and 'You said: "three"' in answers[2]
+
+
+async def test_echo_when_done_and_repeat_last_together_are_refused() -> None:
+    with pytest.raises(ModuleConfigError, match="repeat_last or echo_when_done"):
+        await mounted({"script": ["x"], "echo_when_done": True, "repeat_last": True})
+
+
 async def test_error_turns_raise_the_named_kernel_error_and_are_consumed() -> None:
     provider = await mounted({"script": [{"error": {"type": "RateLimitError", "message": "busy"}}, "ok"]})
     with pytest.raises(RateLimitError, match="busy") as raised:

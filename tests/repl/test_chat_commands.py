@@ -1,0 +1,123 @@
+"""Commands people type in the chat (/compact, /cost, /diff), `amplifier "prompt"`, and the keyless demo chat:
+the installed `amplifier` in a pty."""
+
+from __future__ import annotations
+
+from fakeapi import ToolCall, Turn, Usage
+from testkit.trust import trust_project_now
+
+
+def test_a_prompt_argument_opens_the_chat_with_it_as_the_first_message(spawn_chat, fake_api) -> None:
+    fake_api.add(Turn(text="hello-back"), when_last_user_contains="hi")
+    fake_api.add(Turn(text="second-answer"), when_last_user_contains="next")
+    chat = spawn_chat("hi")  # `amplifier "hi"` in a terminal, as `claude "hi"`
+    chat.expect("❯ hi")
+    chat.expect("hello-back", timeout=90)  # the SDK's first stream builds its models: slow on a busy machine
+    chat.prompt()  # the chat waits for the next message
+    chat.send_line("next one")
+    chat.expect("second-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert fake_api.requests[-1].user_texts == ["hi", "next one"]
+
+
+def test_demo_profile_answers_three_messages_in_a_row(spawn_chat, chat_project) -> None:
+    chat = spawn_chat("-P", "demo")  # the bundled scripted profile: no server, no key
+    chat.ready()
+    chat.send_line("/help")
+    listed = chat.expect("Input: Enter sends")
+    from amplifier_cli.ui.repl.commands import COMMANDS
+
+    assert all(name in listed for name, _, _ in COMMANDS) and "/compact" in listed and "/diff" in listed
+    chat.send_line("write the demo file")
+    chat.expect("I wrote amplifier-demo.txt")
+    chat.prompt()
+    chat.send_line("second question")
+    assert "no turn left" not in chat.expect('You said: "second question"')
+    chat.prompt()
+    chat.send_line("third question")
+    chat.expect('You said: "third question"')
+    chat.prompt()
+    assert chat.exit() == 0
+    assert (chat_project / "amplifier-demo.txt").exists()
+
+
+def test_cost_shows_tokens_cache_reads_and_the_priced_cost_of_the_session(spawn_chat, fake_api, chat_project) -> None:
+    profile = chat_project / ".amplifier" / "profiles" / "chat-test.yaml"
+    profile.write_text(profile.read_text() + "pricing:\n  claude-test: {input: 3, output: 15}\n", encoding="utf-8")
+    trust_project_now(chat_project)  # the user's own edit of their profile
+    fake_api.add(Turn(text="answer-one", usage=Usage(input_tokens=1000, output_tokens=500,
+                                                       cache_read_input_tokens=200)))
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("one")
+    chat.expect("answer-one")
+    chat.prompt()
+    chat.send_line("/cost")
+    shown = chat.expect("cost: ")
+    value = chat.expect("\n")
+    assert "sub-agents included" in shown
+    assert "tokens out: 500" in shown and "cache reads 200" in shown
+    assert "requests: 1 · claude-test" in shown
+    assert value.strip().startswith("$0.0")
+    assert chat.exit() == 0
+
+
+def test_cost_says_so_when_the_model_has_no_price(spawn_chat, fake_api) -> None:
+    fake_api.add(Turn(text="answer-one"))
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("one")
+    chat.expect("answer-one")
+    chat.prompt()
+    chat.send_line("/cost")
+    chat.expect("cost: ")
+    assert chat.expect("\n").startswith("unknown: no price for claude-test")
+    assert chat.exit() == 0
+
+
+def test_diff_shows_what_the_models_tools_changed_in_the_session(spawn_chat, fake_api, chat_project) -> None:
+    (chat_project / "notes.txt").write_text("original line\n", encoding="utf-8")
+    (chat_project / "untouched.txt").write_text("same\n", encoding="utf-8")
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "echo added-by-tool >> notes.txt"})]),
+                 when_last_user_contains="edit")
+    fake_api.add(Turn(text="edited-it"), when_last_tool_result_contains="")
+    chat = spawn_chat("--approval", "allow")
+    chat.ready()
+    chat.send_line("/diff")
+    assert "No tool that can change files has run" in chat.expect("yet.")
+    chat.send_line("edit the notes")
+    chat.expect("edited-it")
+    chat.prompt()
+    chat.send_line("/diff")
+    shown = chat.expect("Undo with /rewind")
+    assert "Changed by the model's tools in this session: notes.txt" in shown
+    assert "+added-by-tool" in shown and " original line" in shown
+    assert "untouched.txt" not in shown
+    assert chat.exit() == 0
+
+
+def test_compact_summarizes_now_shows_a_receipt_and_the_chat_goes_on_from_the_summary(
+        spawn_chat, fake_api, chat_project) -> None:
+    fake_api.add(Turn(text="apples-answer " + "crunchy " * 200), when_last_user_contains="apples")
+    fake_api.add(Turn(text="SUMMARY-TEXT: the user asked about apples; keep the varieties"),
+                 when_last_user_contains="Summarize the conversation")
+    fake_api.add(Turn(text="after-compact-answer"), when_last_user_contains="next")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("tell me about apples")
+    chat.expect("apples-answer")
+    chat.prompt()
+    chat.send_line("/compact the apple varieties")
+    receipt = chat.expect("The summary kept:")
+    assert "context compacted:" in receipt and "→ 2 messages" in receipt and "tokens" in receipt
+    assert "SUMMARY-TEXT" in chat.prompt()
+    summarize = fake_api.requests[-1]
+    assert "Be sure to keep: the apple varieties" in summarize.user_texts[-1]
+    assert "tell me about apples" in summarize.user_texts[-1]  # the conversation went to the summarizer
+    chat.send_line("next question")
+    chat.expect("after-compact-answer")
+    chat.prompt()
+    assert chat.exit() == 0
+    last = fake_api.requests[-1]
+    assert last.user_texts == ["next question"] and "SUMMARY-TEXT" in last.system_text
