@@ -22,6 +22,7 @@ from ..sessions.interrupts import TurnInterrupted, run_interruptible
 from .approval_systems import ApprovalMode, approval_for
 from .display_system import StderrDisplay
 from .output_formats import StreamJsonWriter, write_json_line
+from .working_pause import keep_indicator_clear, pausing, stop_indicator
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -41,9 +42,18 @@ def ui_output_for(output_format: OutputFormat) -> dict[str, Any]:
     Text on a terminal: the UI streams the answer to stdout. Otherwise the UI writes progress to stderr and
     leaves the answer to the app, which prints only the final answer (text) or JSON on stdout."""
     stdout_is_terminal = sys.stdout.isatty()
+    # the working indicator: text runs only, on stderr only, and only when stderr is a terminal
+    working = sys.stderr if output_format == "text" and sys.stderr.isatty() else None
     if output_format == "text" and stdout_is_terminal:
-        return {"stream": sys.stdout, "show_answer_text": True, "mode": "oneshot", "color": None}
-    return {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}
+        return {"stream": sys.stdout, "show_answer_text": True, "mode": "oneshot", "color": None,
+                "working_stream": working}
+    return {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None,
+            "working_stream": working}
+
+
+def _say_on_stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def _max_turns_overlay(max_turns: int | None):
@@ -198,8 +208,13 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                 }
             )
             writer.attach(live.coordinator.hooks)
+        keep_indicator_clear(live.coordinator)
         try:
-            response = await run_interruptible(live.coordinator, lambda: live.execute(options.prompt))
+            try:
+                response = await run_interruptible(live.coordinator, lambda: live.execute(options.prompt),
+                                                   notify=pausing(live.coordinator, _say_on_stderr))
+            finally:
+                stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
         except TurnInterrupted:
             sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
             if fmt != "text":

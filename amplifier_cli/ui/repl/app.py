@@ -81,7 +81,8 @@ class Repl:
             self.approval = ReplApproval(self.paths)
         else:
             self.approval = approval_for(self.approval_mode, interactive=True)  # type: ignore[arg-type]
-        ui_output = {"stream": LiveStdout(self.out), "show_answer_text": True, "mode": "repl", "color": None}
+        ui_output = {"stream": LiveStdout(self.out), "show_answer_text": True, "mode": "repl", "color": None,
+                     "working_stream": LiveStdout(self.out)}
         live = await open_session(
             self.request,
             paths=self.paths,
@@ -92,6 +93,9 @@ class Repl:
         )
         if isinstance(self.approval, ReplApproval):
             self.approval.coordinator = live.coordinator
+        from ..working_pause import keep_indicator_clear
+
+        keep_indicator_clear(live.coordinator)
         return live
 
     def _opened(self, task: asyncio.Task[Any]) -> None:
@@ -278,14 +282,18 @@ class Repl:
                 " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")
             return
 
+        from ..working_pause import pausing, stop_indicator
+
         def notify(message: str) -> None:
             self.out.write("\n" + message + "\n")
             self.out.flush()
 
         try:
             try:
-                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt), notify=notify)
+                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt),
+                                                   notify=pausing(live.coordinator, notify))
             finally:
+                stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
                 self.guard_sigint()  # run_interruptible dropped its SIGINT handler: the default would kill us
         except TurnInterrupted:
             say("\nInterrupted. What was done is saved in the transcript; carry on or /exit.", "warning")
