@@ -14,6 +14,8 @@ from ..plans.plan import BuiltPlan
 from .store import SessionRecord
 from .usage import UsageTracker
 
+PROMPT_IMAGES_CAPABILITY = "prompt.images"  # read by the orchestrator (loop-basic) when it stores the prompt
+
 
 @dataclass
 class LiveSession:
@@ -98,9 +100,11 @@ class LiveSession:
             raise LookupError("no MCP servers are connected in this session")
         return await get_prompt(server, name, arguments)
 
-    async def execute(self, prompt: str) -> str:
-        """Run one turn; metadata (turn count, status) is saved whatever happens."""
+    async def execute(self, prompt: str, images: list[dict[str, Any]] | None = None) -> str:
+        """Run one turn; metadata (turn count, status) is saved whatever happens. ``images`` (ImageBlock dicts,
+        see prompt_images) go with the prompt, through the orchestrator's capability ``prompt.images``."""
         coordinator = self.coordinator
+        coordinator.register_capability(PROMPT_IMAGES_CAPABILITY, list(images or []))
         coordinator.reset_turn()
         coordinator.cancellation.reset()
         self.usage.start_turn()
@@ -116,6 +120,7 @@ class LiveSession:
             status = "cancelled" if coordinator.cancellation.is_cancelled else "failed"
             raise
         finally:
+            coordinator.register_capability(PROMPT_IMAGES_CAPABILITY, [])  # for this turn only
             self.record.save_metadata(turn_count=self.record.metadata.turn_count + 1, status=status)
 
     async def close(self) -> None:

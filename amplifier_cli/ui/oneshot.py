@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from amplifier_core import LLMError
@@ -34,6 +34,7 @@ class OneShotOptions:
     output_format: OutputFormat = "text"
     approval: ApprovalMode = "ask"
     max_turns: int | None = None
+    images: list[dict[str, Any]] = field(default_factory=list)  # ImageBlocks sent with the prompt (--image)
 
 
 def ui_output_for(output_format: OutputFormat) -> dict[str, Any]:
@@ -211,7 +212,8 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
         keep_indicator_clear(live.coordinator)
         try:
             try:
-                response = await run_interruptible(live.coordinator, lambda: live.execute(options.prompt),
+                response = await run_interruptible(live.coordinator,
+                                                   lambda: live.execute(options.prompt, options.images),
                                                    notify=pausing(live.coordinator, _say_on_stderr))
             finally:
                 stop_indicator(live.coordinator)  # also when the turn failed or was interrupted

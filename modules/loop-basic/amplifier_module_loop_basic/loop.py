@@ -40,6 +40,8 @@ from .turn_usage import TurnUsage
 
 logger = logging.getLogger(__name__)
 
+PROMPT_IMAGES_CAPABILITY = "prompt.images"
+
 EMPTY_RESPONSE_RETRIES = 2
 EMPTY_RESPONSE_NOTE = "The model returned an empty response."
 _EXECUTION_STATUS = {"success": "completed", "incomplete": "completed"}
@@ -67,6 +69,16 @@ class _Turn:
     calls_made: int = 0
     open_calls: list[PlannedCall] = field(default_factory=list)
     outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
+
+
+def _user_content(turn: _Turn, prompt: str) -> str | list[dict[str, Any]]:
+    """The prompt, followed by the images the app attached to this turn (capability ``prompt.images``: a list
+    of ImageBlock dicts, registered for one ``execute``); plain text when there are none."""
+    images = turn.coordinator.get_capability(PROMPT_IMAGES_CAPABILITY) if turn.coordinator is not None else None
+    blocks = [dict(image) for image in images or [] if isinstance(image, dict) and image.get("type") == "image"]
+    if not blocks:
+        return prompt
+    return [{"type": "text", "text": prompt}, *blocks]
 
 
 def _tool_schema(tool: Any) -> dict[str, Any]:
@@ -133,7 +145,7 @@ class AgentLoop:
         modified_prompt = (submitted.data or {}).get("prompt")
         if isinstance(modified_prompt, str):
             prompt = modified_prompt
-        await turn.context.add_message({"role": "user", "content": prompt})
+        await turn.context.add_message({"role": "user", "content": _user_content(turn, prompt)})
         overrides = turn.coordinator.get_capability(OVERRIDES_CAPABILITY) if turn.coordinator is not None else None
         turn.choice = choose_provider(turn.providers, self.config.default_provider, self.config.model, overrides)
         tool_specs = [ToolSpec(name=name, description=getattr(tool, "description", "") or "",
