@@ -264,10 +264,10 @@ class Repl:
             return True
         for path in expanded.attached:
             say(f"attached {path}", "dim")
-        await self.turn(expanded.prompt)
+        await self.turn(expanded.prompt, expanded.images)
         return True
 
-    async def turn(self, prompt: str) -> None:
+    async def turn(self, prompt: str, images: list[dict[str, Any]] | None = None) -> None:
         from amplifier_core import LLMError
 
         from ...sessions.interrupts import TurnInterrupted, run_interruptible
@@ -290,7 +290,7 @@ class Repl:
 
         try:
             try:
-                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt),
+                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt, images),
                                                    notify=pausing(live.coordinator, notify))
             finally:
                 stop_indicator(live.coordinator)  # also when the turn failed or was interrupted

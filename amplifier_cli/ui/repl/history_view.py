@@ -17,6 +17,8 @@ def _text_of(content: Any) -> str:
     for block in content or []:
         if isinstance(block, dict) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append(f"[image: {(block.get('source') or {}).get('media_type', 'image')}]")
     return "\n".join(parts)
 
 
