@@ -16,10 +16,13 @@ import base64
 from pathlib import Path
 from typing import Any
 
-MAX_IMAGE_BYTES = 3_932_160  # 3.75 MiB: its base64 form is 5 MiB
+from amplifier_support.images import MAX_IMAGE_BYTES, SUPPORTED, sniff_media_type
+
+__all__ = ["MAX_IMAGES", "MAX_IMAGE_BYTES", "ImageProblem", "image_block", "looks_like_image", "read_image",
+           "sniff_media_type"]
+
 MAX_IMAGES = 20
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
-SUPPORTED = "PNG, JPEG, GIF or WebP"
 
 
 class ImageProblem(ValueError):
@@ -29,19 +32,6 @@ class ImageProblem(ValueError):
         super().__init__(f"{message}; {fix}")
         self.message = message
         self.fix = fix
-
-
-def sniff_media_type(data: bytes) -> str | None:
-    """The image type the bytes hold (by their signature), or None when it is none of the four accepted."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(data) >= 12 and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def looks_like_image(path: Path) -> bool:

@@ -306,7 +306,8 @@ class AgentLoop:
         while turn.open_calls:
             call = turn.open_calls[0]
             outcome = turn.outcomes.get(call.id)
-            await turn.context.add_message(tool_result_message(call, outcome.content if outcome else NOT_RUN_RESULT))
+            await turn.context.add_message(tool_result_message(call, outcome.content if outcome else NOT_RUN_RESULT,
+                                                               outcome.images if outcome else ()))
             turn.open_calls.pop(0)
 
     # -- endings -----------------------------------------------------------------------------------------
