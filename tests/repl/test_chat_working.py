@@ -98,3 +98,23 @@ def test_run_with_stderr_not_a_terminal_draws_no_indicator(chat_project: Path, f
     assert done.returncode == 0, done.stderr
     assert done.stdout == "quiet-answer\n"
     assert HINT not in done.stderr and "\x1b[K" not in done.stderr
+
+
+def test_a_call_a_hook_blocked_shows_the_call_and_the_reason(spawn_chat, fake_api, chat_project: Path) -> None:
+    from .conftest import PROFILE
+
+    denying = PROFILE.replace('rules: [', 'rules: [{tool: bash, command: "rm *", action: deny}, ')
+    (chat_project / ".amplifier" / "profiles" / "chat-test.yaml").write_text(denying, encoding="utf-8")
+    from testkit.trust import trust_project_now
+
+    trust_project_now(chat_project)  # the profile changed: trust what the test project now ships
+    fake_api.add(Turn(tool_calls=[ToolCall("bash", {"command": "rm -rf build"})]), when_last_user_contains="clean")
+    fake_api.add(Turn(text="could-not-clean"), when_last_tool_result_contains="rm -rf build")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("clean up")
+    shown = chat.expect("could-not-clean")
+    assert "⏺ bash(command=rm -rf build)" in shown  # the call that was blocked
+    assert "⎿ ✗ bash:" in shown.split("⏺ bash(command=rm -rf build)", 1)[1]  # then why
+    chat.prompt()
+    assert chat.exit() == 0
