@@ -37,9 +37,10 @@ def test_the_indicator_shows_while_the_model_is_slow_and_is_erased_before_the_an
     chat.send_line("slow model please")
     chat.child.expect_exact(HINT)  # drawn while the server holds the whole response back
     assert "Working… " in chat.child.before
+    seen = chat.child.before + chat.child.after
     first_byte.set()
     chat.child.expect_exact("late-answer")
-    assert _erased_after_last_draw(chat.child.before)
+    assert _erased_after_last_draw(seen + chat.child.before)
     after = chat.prompt()
     assert HINT not in after and "Working" not in after
     assert chat.exit() == 0
@@ -61,9 +62,10 @@ def test_the_indicator_names_a_slow_tool_while_it_runs_and_is_gone_after(
     _wait_until_read(running)  # the command runs now
     chat.child.expect_exact("Running bash… ")
     chat.child.expect_exact(HINT)
+    seen = chat.child.before + chat.child.after
     release.write_text("released\n")
     chat.child.expect_exact("tool-done-answer")
-    assert _erased_after_last_draw(chat.child.before)
+    assert _erased_after_last_draw(seen + chat.child.before)
     after = chat.prompt()
     assert HINT not in after
     assert chat.exit() == 0
@@ -79,12 +81,14 @@ def test_run_draws_the_indicator_on_the_terminals_stderr_and_never_into_piped_st
                           encoding="utf-8", dimensions=(50, 140), timeout=20)
     try:
         child.expect_exact(HINT)  # stderr is the terminal: the indicator is there
+        seen = child.before + child.after
         first_byte.set()
         child.expect(pexpect.EOF)
+        seen += child.before
     finally:
         child.close()
     assert child.exitstatus == 0
-    assert _erased_after_last_draw(child.before or "") or HINT not in (child.before or "")
+    assert _erased_after_last_draw(seen)
     stdout = (chat_project / "out.txt").read_text("utf-8")
     assert stdout == "piped-answer\n"  # the answer only: no spinner, no escapes
 
