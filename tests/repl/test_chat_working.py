@@ -17,9 +17,13 @@ ERASE = "\r\x1b[K"
 
 
 def _erased_after_last_draw(raw: str) -> bool:
-    """The last drawing of the indicator in ``raw`` is followed at once by the erase sequence."""
-    tail = raw[raw.rfind(HINT):]
-    return tail.startswith(HINT + "\x1b[K" + ERASE)
+    """The last drawing of the indicator in ``raw`` is followed at once by the erase sequence (after the
+    terminal's own echo of a Ctrl-C, which the program does not write)."""
+    tail = raw[raw.rfind(HINT) + len(HINT):]
+    if not tail.startswith("\x1b[K"):
+        return False
+    tail = tail[len("\x1b[K"):]
+    return tail.removeprefix("^C").startswith(ERASE)
 
 
 def _wait_until_read(fifo: Path) -> None:
@@ -29,7 +33,9 @@ def _wait_until_read(fifo: Path) -> None:
     assert not reader.is_alive(), f"nothing was written to {fifo.name}: the command never started"
 
 
-def test_the_indicator_shows_while_the_model_is_slow_and_is_erased_before_the_answer(spawn_chat, fake_api) -> None:
+def test_the_indicator_shows_while_the_model_is_slow_and_is_erased_before_the_answer_and_on_interrupt(
+    spawn_chat, fake_api
+) -> None:
     first_byte = threading.Event()
     fake_api.add(Turn(text="late-answer"), gate=first_byte, when_last_user_contains="slow model")
     chat = spawn_chat()
@@ -43,6 +49,15 @@ def test_the_indicator_shows_while_the_model_is_slow_and_is_erased_before_the_an
     assert _erased_after_last_draw(seen + chat.child.before)
     after = chat.prompt()
     assert HINT not in after and "Working" not in after
+
+    fake_api.add(Turn(text="never-sent"), gate=threading.Event(), when_last_user_contains="stuck")
+    chat.send_line("stuck model")
+    chat.child.expect_exact(HINT)
+    seen = chat.child.before + chat.child.after
+    chat.child.sendcontrol("c")  # interrupted: the line is erased before the notices
+    chat.child.expect_exact("Interrupted")
+    assert _erased_after_last_draw(seen + chat.child.before)
+    assert HINT not in chat.prompt()
     assert chat.exit() == 0
 
 
