@@ -154,9 +154,9 @@ def _read_images(images: list[str] | None) -> list[dict[str, Any]]:
     if not images:
         return []
     from ..errors import UsageError
-    from ..sessions.prompt_images import MAX_IMAGES, ImageProblem, read_image
+    from ..sessions.prompt_images import MAX_IMAGES, ImageProblem, check_prompt_images, read_image
 
-    if len(images) > MAX_IMAGES:
+    if len(images) > MAX_IMAGES:  # before reading any of them
         raise UsageError.single(f"{len(images)} --image files, more than the {MAX_IMAGES} one prompt may carry",
                                 fix=f"attach at most {MAX_IMAGES}, or split the question")
     from pathlib import Path
@@ -167,6 +167,10 @@ def _read_images(images: list[str] | None) -> list[dict[str, Any]]:
             blocks.append(read_image(Path(name), name))
         except ImageProblem as problem:
             raise UsageError.single(f"--image {problem.message}", fix=problem.fix) from None
+    try:
+        check_prompt_images(blocks)
+    except ImageProblem as problem:
+        raise UsageError.single(f"--image: {problem.message}", fix=problem.fix) from None
     return blocks
 
 

@@ -5,9 +5,9 @@ An image becomes the kernel's ``ImageBlock`` shape, ``{"type": "image", "source"
 file's first bytes, never from its name: a `.png` that holds something else is refused.
 
 Limits: at most MAX_IMAGE_BYTES per image (3.75 MiB, so the base64 form stays within Anthropic's 5 MB per
-image; OpenAI accepts more) and MAX_IMAGES per prompt. The image is kept as base64 inside the user message, so
-the transcript line that stores it is self-contained and a resumed session sends the same image again; the
-per-image limit is what keeps that line bounded (about 5 MB per image at most).
+image; OpenAI accepts more), MAX_IMAGES and MAX_TOTAL_IMAGE_BYTES per prompt. The image is kept as base64
+inside the user message, so the transcript line that stores it is self-contained and a resumed session sends
+the same image again; the per-prompt limits are what keep that line bounded (about 20 MB at most).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from typing import Any
 
 from amplifier_support.images import MAX_IMAGE_BYTES, SUPPORTED, sniff_media_type
 
-__all__ = ["MAX_IMAGES", "MAX_IMAGE_BYTES", "ImageProblem", "image_block", "looks_like_image", "read_image",
-           "sniff_media_type"]
+__all__ = ["MAX_IMAGES", "MAX_IMAGE_BYTES", "MAX_TOTAL_IMAGE_BYTES", "ImageProblem", "check_prompt_images",
+           "image_block", "looks_like_image", "read_image", "sniff_media_type"]
 
 MAX_IMAGES = 20
+MAX_TOTAL_IMAGE_BYTES = 15 * 1024 * 1024  # base64 20 MiB: the request stays under Anthropic's 32 MB with room
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 
@@ -72,3 +73,14 @@ def image_summary(block: dict[str, Any]) -> str:
     source = block.get("source") or {}
     size = len(source.get("data") or "") * 3 // 4
     return f"{source.get('media_type', 'image')}, {size:,} bytes"
+
+
+def check_prompt_images(blocks: list[dict[str, Any]]) -> None:
+    """ImageProblem when the images of one prompt are too many or too big together."""
+    if len(blocks) > MAX_IMAGES:
+        raise ImageProblem(f"{len(blocks)} images, more than the {MAX_IMAGES} one prompt may carry",
+                           f"attach at most {MAX_IMAGES}, or split the question")
+    total = sum(len((block.get("source") or {}).get("data") or "") * 3 // 4 for block in blocks)
+    if total > MAX_TOTAL_IMAGE_BYTES:
+        raise ImageProblem(f"the images add up to {total:,} bytes, over the {MAX_TOTAL_IMAGE_BYTES:,}-byte limit "
+                           "for one prompt", "attach fewer or smaller images, or split the question")

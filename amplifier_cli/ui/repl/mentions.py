@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...sessions.prompt_images import MAX_IMAGE_BYTES, MAX_IMAGES, ImageProblem, image_block, looks_like_image
-from ...sessions.prompt_images import sniff_media_type as _sniff
+from ...sessions.prompt_images import (
+    MAX_IMAGE_BYTES,
+    ImageProblem,
+    check_prompt_images,
+    image_block,
+    looks_like_image,
+    sniff_media_type,
+)
 
 MENTION = re.compile(r"""(?<![\w`])@(?:"([^"\n]+)"|'([^'\n]+)'|([^\s`'"]+))""")
 MAX_BYTES = 256 * 1024
@@ -57,7 +63,7 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
         except OSError as error:
             problems.append(f"@{word}: cannot read {path} ({error.strerror})")
             continue
-        if looks_like_image(path) or _sniff(data) is not None:
+        if looks_like_image(path) or sniff_media_type(data) is not None:
             try:
                 images.append(image_block(data, f"@{word}"))
             except ImageProblem as problem:
@@ -77,8 +83,9 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
             continue
         attached.append(path)
         blocks.append(f'<file path="{word}">\n{content}{"" if content.endswith(chr(10)) else chr(10)}</file>')
-    if len(images) > MAX_IMAGES:
-        problems.append(f"{len(images)} images mentioned, more than the {MAX_IMAGES} one message may carry; "
-                        "mention fewer")
+    try:
+        check_prompt_images(images)
+    except ImageProblem as problem:
+        problems.append(f"{problem.message}; {problem.fix}")
     prompt = text if not blocks else text + "\n\n" + "\n\n".join(blocks)
     return Expanded(prompt, attached, problems, images)
