@@ -22,7 +22,7 @@ from ..sessions.interrupts import TurnInterrupted, run_interruptible
 from .approval_systems import ApprovalMode, approval_for
 from .display_system import StderrDisplay
 from .output_formats import StreamJsonWriter, write_json_line
-from .working_pause import keep_indicator_clear, pausing, stop_indicator
+from .working_pause import PausingApproval, PausingDisplay, bind_pausing_systems, pausing, stop_indicator
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -176,8 +176,8 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
     try:
         live = await open_session(
             request,
-            approval_system=approval,
-            display_system=StderrDisplay(),
+            approval_system=PausingApproval(approval),
+            display_system=PausingDisplay(StderrDisplay()),
             capabilities={"ui.output": ui_output_for(fmt)},
         )
     except AmplifierError as error:
@@ -209,7 +209,7 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                 }
             )
             writer.attach(live.coordinator.hooks)
-        keep_indicator_clear(live.coordinator)
+        bind_pausing_systems(live.coordinator)
         try:
             try:
                 response = await run_interruptible(live.coordinator,

@@ -2,7 +2,8 @@
 
 The indicator redraws one terminal line while a turn runs. Whatever else the app prints during the turn (an
 approval question, a hook's message, an interrupt notice) must not land inside that line, so the app's
-approval and display systems are wrapped to pause the indicator while they write.
+approval and display systems are wrapped (PausingApproval, PausingDisplay) to pause the indicator while they
+write.
 """
 
 from __future__ import annotations
@@ -44,41 +45,43 @@ def pausing(coordinator: Any, write: Callable[[str], None]) -> Callable[[str], N
     return paused_write
 
 
-class _PausingApproval:
-    """The app's approval system, with the indicator paused while the question is on screen."""
+class PausingApproval:
+    """The app's approval system, with the indicator paused while the question is on screen. Made before the
+    session (modules may keep the system they were mounted with), bound to its coordinator once it is open."""
 
-    def __init__(self, inner: Any, coordinator: Any) -> None:
+    def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._coordinator = coordinator
+        self.coordinator: Any = None
 
     async def request_approval(self, prompt: str, options: list[str], timeout: float, default: str) -> str:
-        with indicator_paused(self._coordinator):
+        with indicator_paused(self.coordinator):
             return await self._inner.request_approval(prompt, options, timeout, default)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_inner":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
 
-class _PausingDisplay:
-    """The app's display system, with the indicator erased before a message is printed."""
+class PausingDisplay:
+    """The app's display system, with the indicator erased before a message is printed (bound as above)."""
 
-    def __init__(self, inner: Any, coordinator: Any) -> None:
+    def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._coordinator = coordinator
+        self.coordinator: Any = None
 
     def show_message(self, message: str, level: str = "info", source: str = "hook") -> None:
-        with indicator_paused(self._coordinator):
+        with indicator_paused(self.coordinator):
             self._inner.show_message(message, level=level, source=source)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_inner":  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
 
-def keep_indicator_clear(coordinator: Any) -> None:
-    """Wrap the session's approval and display systems (once) when a working indicator is mounted."""
-    if coordinator.get_capability(INDICATOR_CAPABILITY) is None:
-        return
-    if coordinator.approval_system is not None and not isinstance(coordinator.approval_system, _PausingApproval):
-        coordinator.approval_system = _PausingApproval(coordinator.approval_system, coordinator)
-    if coordinator.display_system is not None and not isinstance(coordinator.display_system, _PausingDisplay):
-        coordinator.display_system = _PausingDisplay(coordinator.display_system, coordinator)
+def bind_pausing_systems(coordinator: Any) -> None:
+    """The session is open: its pausing approval and display systems look up its indicator from now on."""
+    for system in (coordinator.approval_system, coordinator.display_system):
+        if isinstance(system, (PausingApproval, PausingDisplay)):
+            system.coordinator = coordinator

@@ -73,6 +73,7 @@ class Repl:
         from ...config.settings import load_settings
         from ...sessions.factory import open_session
         from ..approval_systems import approval_for
+        from ..working_pause import PausingApproval, PausingDisplay, bind_pausing_systems
         from .approval import ReplApproval
         from .display import ReplDisplay
 
@@ -87,15 +88,13 @@ class Repl:
             self.request,
             paths=self.paths,
             settings=settings,
-            approval_system=self.approval,
-            display_system=ReplDisplay(),
+            approval_system=PausingApproval(self.approval),
+            display_system=PausingDisplay(ReplDisplay()),
             capabilities={"ui.output": ui_output},
         )
         if isinstance(self.approval, ReplApproval):
             self.approval.coordinator = live.coordinator
-        from ..working_pause import keep_indicator_clear
-
-        keep_indicator_clear(live.coordinator)
+        bind_pausing_systems(live.coordinator)
         return live
 
     def _opened(self, task: asyncio.Task[Any]) -> None:
