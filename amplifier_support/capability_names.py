@@ -28,6 +28,7 @@ MCP_STATUS = "mcp.status"
 MODEL_ROLE_RESOLVER = "model_role_resolver"
 OBSERVABILITY_EVENTS = "observability.events"
 ORCHESTRATOR_OVERRIDES = "orchestrator.overrides"
+PROMPT_IMAGES = "prompt.images"
 REDACTION_REDACT = "redaction.redact"
 ROUTING_RESOLVE_ROLE = "routing.resolve_role"
 SANDBOX_RUN_UNCONFINED_ONCE = "sandbox.run_unconfined_once"
@@ -47,6 +48,7 @@ SESSION_WORKING_DIR = "session.working_dir"
 SKILLS_CATALOG = "skills.catalog"
 UI_OUTPUT = "ui.output"
 UI_RENDERS_ANSWER = "ui.renders_answer"
+UI_WORKING_INDICATOR = "ui.working_indicator"
 
 # name here -> name in amplifier_core.provider_instances (the kernel owns these two)
 _KERNEL_OWNED = {

@@ -83,6 +83,7 @@ def start(
     max_cost: str | None = None,
     fork: bool = False,
     chat: bool = False,
+    images: list[str] | None = None,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it. ``chat``: a prompt opens the
     chat with it as the first message when stdin and stdout are a terminal (`amplifier "PROMPT"`)."""
@@ -115,6 +116,7 @@ def start(
         resume = _latest_session_id()
     if fork and resume:
         resume = fork_stored_session(resume, None)
+    attached = _read_images(images)
     first_message = _valid_text(prompt) if chat and prompt and in_a_terminal() else None
     text = None if first_message is not None else compose_prompt(prompt)
 
@@ -127,6 +129,9 @@ def start(
         from ..sessions.cassettes import open_cassette
 
         request.cassette = open_cassette(record, replay, replay_tools)
+    if text is None and attached:
+        raise UsageError.single("--image needs a prompt to go with it",
+                                fix='add one: amplifier run --image pic.png "what is in this picture?"')
     if text is None:
         if sys.stdin is not None and sys.stdin.isatty():
             from ..ui.repl import run_repl
@@ -145,8 +150,35 @@ def start(
         output_format=cast("OutputFormat", output_format),  # checked against OUTPUT_FORMATS above
         approval=cast("ApprovalMode", approval),  # checked against APPROVAL_MODES above
         max_turns=max_turns,
+        images=attached,
     )
     return run_one_shot_sync(request, options)
+
+
+def _read_images(images: list[str] | None) -> list[dict[str, Any]]:
+    """The `--image` files as ImageBlocks (sessions/prompt_images), read before anything starts; a file that
+    cannot be sent is a usage error naming it."""
+    if not images:
+        return []
+    from ..errors import UsageError
+    from ..sessions.prompt_images import MAX_IMAGES, ImageProblem, check_prompt_images, read_image
+
+    if len(images) > MAX_IMAGES:  # before reading any of them
+        raise UsageError.single(f"{len(images)} --image files, more than the {MAX_IMAGES} one prompt may carry",
+                                fix=f"attach at most {MAX_IMAGES}, or split the question")
+    from pathlib import Path
+
+    blocks = []
+    for name in images:
+        try:
+            blocks.append(read_image(Path(name), name))
+        except ImageProblem as problem:
+            raise UsageError.single(f"--image {problem.message}", fix=problem.fix) from None
+    try:
+        check_prompt_images(blocks)
+    except ImageProblem as problem:
+        raise UsageError.single(f"--image: {problem.message}", fix=problem.fix) from None
+    return blocks
 
 
 def _check_cassette_options(record: str | None, replay: str | None, replay_tools: bool) -> None:

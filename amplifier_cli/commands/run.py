@@ -43,6 +43,7 @@ def register(root: typer.Typer) -> None:
         replay: str = typer.Option(None, "--replay", help="Answer provider calls from the cassette in this dir."),
         replay_tools: bool = typer.Option(False, "--replay-tools", help="With --replay: replay tool results too."),
         fork: bool = typer.Option(False, "--fork", help="With --resume: resume into a copy; the original stays."),
+        images: list[str] = typer.Option(None, "--image", help="Attach a PNG, JPEG, GIF or WebP image (repeatable)."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -65,6 +66,7 @@ def register(root: typer.Typer) -> None:
                 replay=replay,
                 replay_tools=replay_tools,
                 fork=fork,
+                images=list(images) if images else None,
             )
         )
 

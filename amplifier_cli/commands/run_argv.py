@@ -38,12 +38,13 @@ RUN_OPTIONS: dict[str, str] = {
     "--mode": "mode",
     "--record": "record",
     "--replay": "replay",
+    "--image": "images",
 }
 # flags (no value) -> parameter of `launch.start`, set to True
 RUN_FLAGS: dict[str, str] = {"--fork": "fork"}
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "record", "replay", "max_tokens")
+    if parameter not in ("resume", "session_id", "record", "replay", "max_tokens", "images")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # flags (no value; present = True)
@@ -52,6 +53,8 @@ COMMAND_FLAGS: dict[str, dict[str, str]] = {"run": {**RUN_FLAGS, "--replay-tools
 # what the command itself adds to `start`'s arguments
 COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {"run": {}, "continue": {"continue_latest": True}}
 INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens", "max_tokens"})
+# options that may be given several times; `start` gets the list of their values in order
+REPEATED_PARAMETERS = frozenset({"images"})
 
 
 def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:
@@ -93,6 +96,8 @@ def _parse_options(arguments: list[str], options: dict[str, str], flags: dict[st
             if not (value.isascii() and value.isdigit()):
                 return None
             parsed[parameter] = int(value)
+        elif parameter in REPEATED_PARAMETERS:
+            parsed.setdefault(parameter, []).append(value)
         else:
             parsed[parameter] = value
     return parsed

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core import AmplifierSession
-from amplifier_support.capability_names import MCP_GET_PROMPT, MCP_PROMPTS, MCP_STATUS, SANDBOX_STATUS
+from amplifier_support.capability_names import (
+    MCP_GET_PROMPT,
+    MCP_PROMPTS,
+    MCP_STATUS,
+    ORCHESTRATOR_OVERRIDES,
+    PROMPT_IMAGES,
+    SANDBOX_STATUS,
+)
 from amplifier_support.provider_choice import choose, mounted_candidates
 
 from ..config.paths import AmplifierPaths
@@ -16,8 +23,6 @@ from ..plans.answering_provider import default_provider_of
 from ..plans.plan import BuiltPlan
 from .store import SessionRecord
 from .usage import UsageTracker
-
-OVERRIDES_CAPABILITY = "orchestrator.overrides"  # what loop-basic reads each turn: {provider?, model?}
 
 
 @dataclass
@@ -62,7 +67,7 @@ class LiveSession:
             return None
 
     def _overrides(self) -> dict[str, Any]:
-        value = self.coordinator.get_capability(OVERRIDES_CAPABILITY)
+        value = self.coordinator.get_capability(ORCHESTRATOR_OVERRIDES)
         return value if isinstance(value, dict) else {}
 
     def active_provider_name(self) -> str | None:
@@ -109,9 +114,11 @@ class LiveSession:
             raise LookupError("no MCP servers are connected in this session")
         return await get_prompt(server, name, arguments)
 
-    async def execute(self, prompt: str) -> str:
-        """Run one turn; metadata (turn count, status) is saved whatever happens."""
+    async def execute(self, prompt: str, images: list[dict[str, Any]] | None = None) -> str:
+        """Run one turn; metadata (turn count, status) is saved whatever happens. ``images`` (ImageBlock dicts,
+        see prompt_images) go with the prompt, through the orchestrator's capability ``prompt.images``."""
         coordinator = self.coordinator
+        coordinator.register_capability(PROMPT_IMAGES, list(images or []))
         coordinator.reset_turn()
         coordinator.cancellation.reset()
         self.usage.start_turn()
@@ -127,6 +134,7 @@ class LiveSession:
             status = "cancelled" if coordinator.cancellation.is_cancelled else "failed"
             raise
         finally:
+            coordinator.register_capability(PROMPT_IMAGES, [])  # for this turn only
             self.record.save_metadata(turn_count=self.record.metadata.turn_count + 1, status=status)
 
     async def close(self) -> None:

@@ -32,6 +32,8 @@ def _message_text(message: dict[str, Any]) -> str:
                 parts.append(block.get("text", ""))
             elif block.get("type") == "tool_call":
                 parts.append(f"[tool call {block.get('name')}]")
+            elif block.get("type") == "image":
+                parts.append(f"[image: {(block.get('source') or {}).get('media_type', 'image')}]")
     return " ".join(parts)
 
 

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from amplifier_core import LLMError
@@ -23,6 +23,7 @@ from ..sessions.interrupts import TurnInterrupted, run_interruptible
 from .approval_systems import ApprovalMode, approval_for
 from .display_system import StderrDisplay
 from .output_formats import StreamJsonWriter, write_json_line
+from .working_pause import PausingApproval, PausingDisplay, bind_pausing_systems, pausing, stop_indicator
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -34,6 +35,7 @@ class OneShotOptions:
     output_format: OutputFormat = "text"
     approval: ApprovalMode = "ask"
     max_turns: int | None = None
+    images: list[dict[str, Any]] = field(default_factory=list)  # ImageBlocks sent with the prompt (--image)
 
 
 def ui_output_for(output_format: OutputFormat) -> dict[str, Any]:
@@ -42,9 +44,18 @@ def ui_output_for(output_format: OutputFormat) -> dict[str, Any]:
     Text on a terminal: the UI streams the answer to stdout. Otherwise the UI writes progress to stderr and
     leaves the answer to the app, which prints only the final answer (text) or JSON on stdout."""
     stdout_is_terminal = sys.stdout.isatty()
+    # the working indicator: text runs only, on stderr only, and only when stderr is a terminal
+    working = sys.stderr if output_format == "text" and sys.stderr.isatty() else None
     if output_format == "text" and stdout_is_terminal:
-        return {"stream": sys.stdout, "show_answer_text": True, "mode": "oneshot", "color": None}
-    return {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None}
+        return {"stream": sys.stdout, "show_answer_text": True, "mode": "oneshot", "color": None,
+                "working_stream": working}
+    return {"stream": sys.stderr, "show_answer_text": False, "mode": "oneshot", "color": None,
+            "working_stream": working}
+
+
+def _say_on_stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def _max_turns_overlay(max_turns: int | None):
@@ -170,8 +181,8 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
     try:
         live = await open_session(
             request,
-            approval_system=approval,
-            display_system=StderrDisplay(),
+            approval_system=PausingApproval(approval),
+            display_system=PausingDisplay(StderrDisplay()),
             capabilities={UI_OUTPUT: ui_output_for(fmt)},
         )
     except AmplifierError as error:
@@ -203,8 +214,14 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
                 }
             )
             writer.attach(live.coordinator.hooks)
+        bind_pausing_systems(live.coordinator)
         try:
-            response = await run_interruptible(live.coordinator, lambda: live.execute(options.prompt))
+            try:
+                response = await run_interruptible(live.coordinator,
+                                                   lambda: live.execute(options.prompt, options.images),
+                                                   notify=pausing(live.coordinator, _say_on_stderr))
+            finally:
+                stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
         except TurnInterrupted:
             sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
             if fmt != "text":

@@ -19,7 +19,7 @@ from amplifier_core.cancellation import CancellationToken
 from amplifier_core.llm_errors import LLMError
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolSpec
 from amplifier_core.read_only_messages import request_models
-from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES
+from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES, PROMPT_IMAGES
 
 from .block_events import announce_blocks
 from .config import LoopConfig
@@ -40,6 +40,7 @@ from .transcript import (
 from .turn_usage import TurnUsage
 
 logger = logging.getLogger(__name__)
+
 
 EMPTY_RESPONSE_RETRIES = 2
 EMPTY_RESPONSE_NOTE = "The model returned an empty response."
@@ -68,6 +69,16 @@ class _Turn:
     calls_made: int = 0
     open_calls: list[PlannedCall] = field(default_factory=list)
     outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
+
+
+def _user_content(turn: _Turn, prompt: str) -> str | list[dict[str, Any]]:
+    """The prompt, followed by the images the app attached to this turn (capability ``prompt.images``: a list
+    of ImageBlock dicts, registered for one ``execute``); plain text when there are none."""
+    images = turn.coordinator.get_capability(PROMPT_IMAGES) if turn.coordinator is not None else None
+    blocks = [dict(image) for image in images or [] if isinstance(image, dict) and image.get("type") == "image"]
+    if not blocks:
+        return prompt
+    return [{"type": "text", "text": prompt}, *blocks]
 
 
 def _tool_schema(tool: Any) -> dict[str, Any]:
@@ -134,7 +145,7 @@ class AgentLoop:
         modified_prompt = (submitted.data or {}).get("prompt")
         if isinstance(modified_prompt, str):
             prompt = modified_prompt
-        await turn.context.add_message({"role": "user", "content": prompt})
+        await turn.context.add_message({"role": "user", "content": _user_content(turn, prompt)})
         overrides = turn.coordinator.get_capability(ORCHESTRATOR_OVERRIDES) if turn.coordinator is not None else None
         turn.choice = choose_provider(turn.providers, self.config.default_provider, self.config.model, overrides)
         tool_specs = [ToolSpec(name=name, description=getattr(tool, "description", "") or "",
@@ -295,7 +306,8 @@ class AgentLoop:
         while turn.open_calls:
             call = turn.open_calls[0]
             outcome = turn.outcomes.get(call.id)
-            await turn.context.add_message(tool_result_message(call, outcome.content if outcome else NOT_RUN_RESULT))
+            await turn.context.add_message(tool_result_message(call, outcome.content if outcome else NOT_RUN_RESULT,
+                                                               outcome.images if outcome else ()))
             turn.open_calls.pop(0)
 
     # -- endings -----------------------------------------------------------------------------------------

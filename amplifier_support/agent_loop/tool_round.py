@@ -12,6 +12,7 @@ from typing import Any
 
 from amplifier_core import events
 from amplifier_core.cancellation import CancellationToken
+from amplifier_core.message_models import ImageBlock
 from amplifier_core.models import ToolResult
 
 from .hook_gate import HookGate
@@ -28,6 +29,7 @@ class ToolOutcome:
     call: PlannedCall
     content: str
     success: bool
+    images: tuple[dict[str, Any], ...] = ()  # ImageBlocks of the result's rich content, sent after the text
 
 
 def _cancel_pending() -> bool:
@@ -129,10 +131,19 @@ class ToolRound:
             message = f"{type(error).__name__}: {error}"
             return await self._fail(call, tool_input, type(error).__name__, str(error),
                                     f"Error executing tool '{call.name}': {message}")
-        sent = result.model_dump(mode="json")
+        images = _images_of(result)
+        # events carry a note per image, not its bytes (2.0.2's rule); the model gets the images if no hook
+        # replaced the result
+        sent = result.safe_hook_presentation() if images else result.model_dump(mode="json")
         post = await self.gate.emit(events.TOOL_POST, {**self._event_data(call, tool_input), "result": sent},
                                     during_tools=True)
         replaced = (post.data or {}).get("result", sent)
         if replaced != sent:
             result = _as_tool_result(replaced)
-        return ToolOutcome(call, result.get_serialized_output(), success=result.success)
+            images = _images_of(result)
+        return ToolOutcome(call, result.get_serialized_output(), success=result.success, images=tuple(images))
+
+
+def _images_of(result: ToolResult) -> list[dict[str, Any]]:
+    """The image blocks of a result's rich ``content`` (already checked by the kernel: base64, image/*)."""
+    return [block.model_dump(exclude_none=True) for block in result.content or [] if isinstance(block, ImageBlock)]

@@ -85,5 +85,9 @@ def text_message(text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": [{"type": "text", "text": text}]}
 
 
-def tool_result_message(call: PlannedCall, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+def tool_result_message(call: PlannedCall, content: str, images: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The stored result of a call: its text, then its images as blocks when it returned any (providers that
+    take no images in tool results send a note for each)."""
+    blocks = list(images)
+    body: str | list[dict[str, Any]] = [{"type": "text", "text": content}, *blocks] if blocks else content
+    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": body}

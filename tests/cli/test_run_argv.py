@@ -92,6 +92,7 @@ PLAIN_FORMS = [
     ["--replay=cassettes/one", "--replay-tools", "hi", "--replay-tools"],
     ["--max-total-tokens", "5000", "--max-cost=1.25", "go"],
     ["-r", "abc", "--fork", "go"],
+    ["--image", "pic.png", "--image=shots/b.jpg", "what differs?"],  # repeatable, kept in order
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -45,6 +46,28 @@ def test_directories_and_binary_files_are_refused_with_a_reason(tmp_path: Path) 
     (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00")
     problems = expand_mentions("@src @blob.bin", tmp_path).problems
     assert "is a directory" in problems[0] and "not UTF-8 text" in problems[1]
+
+
+def test_an_image_is_attached_as_an_image_block_judged_by_its_bytes(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(24)
+    (tmp_path / "pic.png").write_bytes(png)
+    (tmp_path / "noext").write_bytes(b"GIF89a" + bytes(10))  # no image name, but GIF bytes
+    (tmp_path / "fake.jpg").write_text("not a picture")  # an image name, but text bytes
+    expanded = expand_mentions("compare @pic.png with @noext", tmp_path)
+    assert expanded.problems == [] and expanded.prompt == "compare @pic.png with @noext"
+    assert [image["source"]["media_type"] for image in expanded.images] == ["image/png", "image/gif"]
+    assert expanded.images[0]["source"]["data"] == base64.b64encode(png).decode()
+    problems = expand_mentions("what is @fake.jpg", tmp_path).problems
+    assert problems == ["@fake.jpg is not a PNG, JPEG, GIF or WebP image (judged by its bytes, not its name); "
+                        "convert it to PNG, JPEG, GIF or WebP"]
+
+
+def test_an_image_over_the_limit_is_refused_with_the_limit(tmp_path: Path) -> None:
+    from amplifier_cli.sessions.prompt_images import MAX_IMAGE_BYTES
+
+    (tmp_path / "huge.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(MAX_IMAGE_BYTES))
+    [problem] = expand_mentions("@huge.png", tmp_path).problems
+    assert f"over the {MAX_IMAGE_BYTES:,}-byte limit" in problem and "scale it down" in problem
 
 
 def _paths(project: Path) -> AmplifierPaths:

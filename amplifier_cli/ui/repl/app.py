@@ -76,6 +76,7 @@ class Repl:
         from ...config.settings import load_settings
         from ...sessions.factory import open_session
         from ..approval_systems import approval_for
+        from ..working_pause import PausingApproval, PausingDisplay, bind_pausing_systems
         from .approval import ReplApproval
         from .display import ReplDisplay
 
@@ -84,17 +85,19 @@ class Repl:
             self.approval = ReplApproval(self.paths)
         else:
             self.approval = approval_for(self.approval_mode, interactive=True)  # type: ignore[arg-type]
-        ui_output = {"stream": LiveStdout(self.out), "show_answer_text": True, "mode": "repl", "color": None}
+        ui_output = {"stream": LiveStdout(self.out), "show_answer_text": True, "mode": "repl", "color": None,
+                     "working_stream": LiveStdout(self.out)}
         live = await open_session(
             self.request,
             paths=self.paths,
             settings=settings,
-            approval_system=self.approval,
-            display_system=ReplDisplay(),
+            approval_system=PausingApproval(self.approval),
+            display_system=PausingDisplay(ReplDisplay()),
             capabilities={UI_OUTPUT: ui_output},
         )
         if isinstance(self.approval, ReplApproval):
             self.approval.coordinator = live.coordinator
+        bind_pausing_systems(live.coordinator)
         return live
 
     def _opened(self, task: asyncio.Task[Any]) -> None:
@@ -275,10 +278,10 @@ class Repl:
             return True
         for path in expanded.attached:
             say(f"attached {path}", "dim")
-        await self.turn(expanded.prompt)
+        await self.turn(expanded.prompt, expanded.images)
         return True
 
-    async def turn(self, prompt: str) -> None:
+    async def turn(self, prompt: str, images: list[dict[str, Any]] | None = None) -> None:
         from amplifier_core import LLMError
 
         from ...sessions.interrupts import TurnInterrupted, run_interruptible
@@ -293,14 +296,18 @@ class Repl:
                 " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")
             return
 
+        from ..working_pause import pausing, stop_indicator
+
         def notify(message: str) -> None:
             self.out.write("\n" + message + "\n")
             self.out.flush()
 
         try:
             try:
-                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt), notify=notify)
+                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt, images),
+                                                   notify=pausing(live.coordinator, notify))
             finally:
+                stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
                 self.guard_sigint()  # run_interruptible dropped its SIGINT handler: the default would kill us
         except TurnInterrupted:
             say("\nInterrupted. What was done is saved in the transcript; carry on or /exit.", "warning")

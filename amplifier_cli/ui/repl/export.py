@@ -16,7 +16,10 @@ def _markdown(messages: list[dict[str, Any]], header: dict[str, Any]) -> str:
         role = message.get("role")
         content = message.get("content")
         if role == "tool":
-            lines += ["", f"### Result of {message.get('name') or 'tool'}", "", "```", str(content), "```"]
+            text = content if isinstance(content, str) else "\n".join(
+                str(block.get("text", "")) if block.get("type") == "text" else _image_note(block)
+                for block in content or [] if isinstance(block, dict))
+            lines += ["", f"### Result of {message.get('name') or 'tool'}", "", "```", text, "```"]
             continue
         lines += ["", f"## {'You' if role == 'user' else str(role).capitalize()}", ""]
         if isinstance(content, str):
@@ -26,6 +29,8 @@ def _markdown(messages: list[dict[str, Any]], header: dict[str, Any]) -> str:
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text":
                 lines.append(str(block.get("text", "")))
+            elif kind == "image":
+                lines.append(_image_note(block))
             elif kind == "thinking":
                 lines += ["<details><summary>thinking</summary>", "", str(block.get("thinking", "")), "",
                           "</details>"]
@@ -33,6 +38,11 @@ def _markdown(messages: list[dict[str, Any]], header: dict[str, Any]) -> str:
                 arguments = json.dumps(block.get("input", block.get("arguments", {})), indent=2, ensure_ascii=False)
                 lines += ["", f"### Tool call: {block.get('name')}", "", "```json", arguments, "```"]
     return "\n".join(lines) + "\n"
+
+
+def _image_note(block: dict[str, Any]) -> str:
+    """An image in the export: its type, not its bytes (the transcript keeps those)."""
+    return f"[image: {(block.get('source') or {}).get('media_type', 'image')}]"
 
 
 class SaveRefused(ValueError):

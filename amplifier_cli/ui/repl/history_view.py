@@ -17,6 +17,8 @@ def _text_of(content: Any) -> str:
     for block in content or []:
         if isinstance(block, dict) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append(f"[image: {(block.get('source') or {}).get('media_type', 'image')}]")
     return "\n".join(parts)
 
 
@@ -54,6 +56,6 @@ def show_history(messages: list[dict[str, Any]], session_id: str, last: int = 10
             for call in message.get("tool_calls") or []:
                 say(f"⏺ {call.get('tool') or call.get('name')}({_arguments(call.get('arguments'))})", "info")
         else:
-            rows = _clip(str(message.get("content", "")), lines=1)
+            rows = _clip(_text_of(message.get("content", "")), lines=1)
             say(f"  ⎿ {message.get('name') or 'tool'}: {rows[0]}", "dim")
     say("─" * 40, "dim")

@@ -1,5 +1,6 @@
 """`@path` in a prompt attaches that file's contents (paths relative to the working directory, `~` allowed;
-`@"path with spaces"` or `@'...'` for names with spaces).
+`@"path with spaces"` or `@'...'` for names with spaces). A PNG, JPEG, GIF or WebP file (judged by its bytes;
+a file named like one must be one) is attached as an image block (sessions/prompt_images), text as a <file>.
 
 A word that does not name a file is left alone when it does not look like a path (`@alice`); when it does
 (`@src/a.py`, `@notes.txt`) the prompt is not sent and the user is told what is missing."""
@@ -10,6 +11,16 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from ...sessions.prompt_images import (
+    MAX_IMAGE_BYTES,
+    ImageProblem,
+    check_prompt_images,
+    image_block,
+    looks_like_image,
+    sniff_media_type,
+)
 
 MENTION = re.compile(r"""(?<![\w`])@(?:"([^"\n]+)"|'([^'\n]+)'|([^\s`'"]+))""")
 MAX_BYTES = 256 * 1024
@@ -20,6 +31,7 @@ class Expanded:
     prompt: str
     attached: list[Path] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)  # ImageBlocks, in mention order
 
 
 def _looks_like_path(word: str) -> bool:
@@ -31,6 +43,7 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
     attached: list[Path] = []
     blocks: list[str] = []
     problems: list[str] = []
+    images: list[dict[str, Any]] = []
     for match in MENTION.finditer(text):
         quoted = match.group(1) or match.group(2)
         word = quoted if quoted is not None else match.group(3).rstrip(".,;:!?)")
@@ -45,9 +58,18 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
         if path in attached:
             continue
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                data = handle.read(max(MAX_BYTES, MAX_IMAGE_BYTES) + 1)
         except OSError as error:
             problems.append(f"@{word}: cannot read {path} ({error.strerror})")
+            continue
+        if looks_like_image(path) or sniff_media_type(data) is not None:
+            try:
+                images.append(image_block(data, f"@{word}"))
+            except ImageProblem as problem:
+                problems.append(f"{problem.message}; {problem.fix}")
+                continue
+            attached.append(path)
             continue
         if len(data) > MAX_BYTES:
             problems.append(f"@{word}: {path} is {len(data):,} bytes, over the {MAX_BYTES:,}-byte limit for "
@@ -56,9 +78,14 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
         try:
             content = data.decode("utf-8")
         except UnicodeDecodeError:
-            problems.append(f"@{word}: {path} is not UTF-8 text; only text files can be attached")
+            problems.append(f"@{word}: {path} is not UTF-8 text nor a PNG, JPEG, GIF or WebP image; only those can "
+                            "be attached")
             continue
         attached.append(path)
         blocks.append(f'<file path="{word}">\n{content}{"" if content.endswith(chr(10)) else chr(10)}</file>')
+    try:
+        check_prompt_images(images)
+    except ImageProblem as problem:
+        problems.append(f"{problem.message}; {problem.fix}")
     prompt = text if not blocks else text + "\n\n" + "\n\n".join(blocks)
-    return Expanded(prompt, attached, problems)
+    return Expanded(prompt, attached, problems, images)

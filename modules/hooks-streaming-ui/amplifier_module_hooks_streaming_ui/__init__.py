@@ -2,8 +2,9 @@
 and results, todo lists and token usage — with Rich, in colour on a terminal and plain text elsewhere.
 
 Where it writes comes from the app: capability ``ui.output`` = {stream, show_answer_text, indent, label,
-color}. Without it, stdout and everything shown. It registers capability ``ui.renders_answer`` so the app
-knows not to print the answer a second time.
+color, working_stream}. Without it, stdout and everything shown. It registers capability
+``ui.renders_answer`` so the app knows not to print the answer a second time, and ``ui.working_indicator``
+(the :class:`WorkingIndicator`) so the app can pause the indicator around its own questions and messages.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import sys
 from typing import Any, Literal
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
-from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
+from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER, UI_WORKING_INDICATOR
 
 from .renderer import StreamingRenderer, UISettings, make_handlers
+from .working import WorkingIndicator
 
 __amplifier_module_type__ = "hook"
 
@@ -28,6 +30,7 @@ class UIConfig(ModuleConfig):
     render_markdown: bool = True
     color: bool | None = None
     stream: Literal["auto", "stdout", "stderr"] = "auto"
+    show_working: bool = True
     # upstream nests its options under `ui:` (show_thinking_stream, show_tool_lines, show_token_usage)
     ui: dict[str, Any] | None = None
 
@@ -51,7 +54,19 @@ def _settings(config: UIConfig, output: dict[str, Any] | None) -> UISettings:
         indent=int(output.get("indent", 0)),
         label=output.get("label"),
         color=output.get("color") if output.get("color") is not None else config.color,
+        working_stream=_working_stream(config, output, stream),
+        parent_indicator=output.get(UI_WORKING_INDICATOR) if output.get("indent") else None,
     )
+
+
+def _working_stream(config: UIConfig, output: dict[str, Any], stream: Any) -> Any:
+    """The app names where the indicator may go (``working_stream``; absent = nowhere). Without the
+    ``ui.output`` capability at all, the UI's own stream. It is drawn only if that is a terminal."""
+    if not config.show_working:
+        return None
+    if not output:
+        return stream
+    return output.get("working_stream")
 
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None):
@@ -64,9 +79,18 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None):
     ]
     if settings.show_answer_text:
         coordinator.register_capability(UI_RENDERS_ANSWER, True)
+    if renderer.indicator.enabled:
+        coordinator.register_capability(UI_WORKING_INDICATOR, renderer.indicator)
+        output = coordinator.get_capability(UI_OUTPUT)
+        if isinstance(output, dict):  # sub-agents' UIs are opened with a copy of this: they erase it too
+            output[UI_WORKING_INDICATOR] = renderer.indicator
 
     def cleanup() -> None:
+        renderer.indicator.detach()
         for remove in unregister:
             remove()
 
     return cleanup
+
+
+__all__ = ["StreamingRenderer", "UIConfig", "WorkingIndicator", "mount"]

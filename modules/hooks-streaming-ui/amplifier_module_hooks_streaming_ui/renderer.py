@@ -20,6 +20,7 @@ from rich.cells import get_character_cell_size
 from amplifier_core import HookResult
 
 from .formatting import compact_arguments, first_lines, format_cost, result_text, usage_line
+from .working import SubAgentIndicator, WorkingIndicator
 
 _MARKDOWN_HINTS = ("#", "*", "`", "- ", "|", "1. ", "> ", "_")
 _DIM, _RESET = "\x1b[2m", "\x1b[0m"
@@ -48,6 +49,8 @@ class UISettings:
     indent: int = 0
     label: str | None = None
     color: bool | None = None
+    working_stream: TextIO | None = None  # where the working indicator goes (None: no indicator)
+    parent_indicator: Any = None  # a sub-agent's: the parent session's indicator on the same terminal
 
 
 @dataclass
@@ -82,6 +85,14 @@ class StreamingRenderer:
         self._at_line_start = True
         self._turn = _TurnUsage()
         self._prefix = " " * settings.indent
+        self._shown_calls: set[str] = set()
+        self.indicator: WorkingIndicator | SubAgentIndicator
+        if isinstance(settings.parent_indicator, WorkingIndicator):
+            self.indicator = SubAgentIndicator(settings.parent_indicator, lambda: self._at_line_start)
+        else:
+            self.indicator = WorkingIndicator(settings.working_stream if not settings.indent else None,
+                                              can_draw=lambda: self._at_line_start,
+                                              width=lambda: self.console.width, color=self._colored)
 
     # -- low-level output ----------------------------------------------------------------------------
     @property
@@ -233,11 +244,15 @@ class StreamingRenderer:
             self._thinking_open = False
 
     # -- tools ----------------------------------------------------------------------------------------------
-    def tool_call(self, name: str, arguments: Any) -> None:
+    def tool_call(self, name: str, arguments: Any, call_id: str | None = None) -> None:
         self._close_thinking()
+        if call_id:
+            self._shown_calls.add(call_id)
         self._line(f"⏺ {name}({compact_arguments(arguments)})", style="bold cyan")
 
-    def tool_result(self, name: str, result: Any) -> None:
+    def tool_result(self, name: str, result: Any, call_id: str | None = None) -> None:
+        if call_id:
+            self._shown_calls.discard(call_id)
         success, text = result_text(result)
         mark = "✓" if success else "✗"
         lines = first_lines(text, self.settings.show_tool_lines) or ["(no output)"]
@@ -245,7 +260,13 @@ class StreamingRenderer:
         for line in lines[1:]:
             self._line(f"      {line}", style="dim")
 
-    def tool_error(self, name: str, error: Any) -> None:
+    def tool_error(self, name: str, error: Any, call_id: str | None = None, arguments: Any = None) -> None:
+        """The error of a call; a call whose tool:pre this hook never saw (an earlier hook denied it) is shown
+        first, so the user sees what was blocked and not only why."""
+        if call_id and call_id not in self._shown_calls:
+            self.tool_call(name, arguments if arguments is not None else {}, call_id)
+        if call_id:
+            self._shown_calls.discard(call_id)
         # loops send {"type", "msg"} (upstream's tool:error shape); accept "message" too
         message = (error.get("msg") or error.get("message") or error.get("type")) if isinstance(error, dict) \
             else str(error)
@@ -284,12 +305,16 @@ class StreamingRenderer:
 
 
 def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
-    """Hook handlers for each event the renderer shows."""
+    """Hook handlers for each event the renderer shows. Each one first erases the working indicator, so
+    nothing is printed into its line; it is drawn again below at the next tick."""
     settings = renderer.settings
+    indicator = renderer.indicator
 
     async def on_delta(event: str, data: dict[str, Any]) -> HookResult:
-        if data.get("block_type", "text") == "text" and settings.show_answer_text and data.get("delta"):
-            renderer.text_delta(int(data.get("block_index", 0)), data["delta"])
+        if data.get("block_type", "text") == "text" and data.get("delta"):
+            indicator.streamed(len(data["delta"]))
+            if settings.show_answer_text:
+                renderer.text_delta(int(data.get("block_index", 0)), data["delta"])
         return HookResult()
 
     async def on_block_end(event: str, data: dict[str, Any]) -> HookResult:
@@ -303,27 +328,38 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
         return HookResult()
 
     async def on_thinking(event: str, data: dict[str, Any]) -> HookResult:
-        if settings.show_thinking != "hidden" and data.get("delta"):
-            renderer.thinking_delta(int(data.get("block_index", 0)), data["delta"])
+        if data.get("delta"):
+            indicator.streamed(len(data["delta"]))
+            if settings.show_thinking != "hidden":
+                renderer.thinking_delta(int(data.get("block_index", 0)), data["delta"])
         return HookResult()
 
     async def on_tool_pre(event: str, data: dict[str, Any]) -> HookResult:
-        renderer.tool_call(str(data.get("tool_name")), data.get("tool_input"))
+        call_id = _call_id(data)
+        renderer.tool_call(str(data.get("tool_name")), data.get("tool_input"), call_id)
+        indicator.tool_started(call_id or str(data.get("tool_name")), str(data.get("tool_name")))
         return HookResult()
 
     async def on_tool_post(event: str, data: dict[str, Any]) -> HookResult:
-        renderer.tool_result(str(data.get("tool_name")), data.get("tool_result", data.get("result")))
+        call_id = _call_id(data)
+        indicator.tool_finished(call_id or str(data.get("tool_name")))
+        renderer.tool_result(str(data.get("tool_name")), data.get("tool_result", data.get("result")), call_id)
         return HookResult()
 
     async def on_tool_error(event: str, data: dict[str, Any]) -> HookResult:
-        renderer.tool_error(str(data.get("tool_name")), data.get("error"))
+        call_id = _call_id(data)
+        indicator.tool_finished(call_id or str(data.get("tool_name")))
+        renderer.tool_error(str(data.get("tool_name")), data.get("error"), call_id, data.get("tool_input"))
         return HookResult()
 
     async def on_llm_response(event: str, data: dict[str, Any]) -> HookResult:
-        renderer.add_usage(data.get("usage") or {}, data.get("cost_usd"))
+        usage = data.get("usage") or {}
+        indicator.response(int(usage.get("output_tokens") or 0) if isinstance(usage, dict) else 0)
+        renderer.add_usage(usage, data.get("cost_usd"))
         return HookResult()
 
     async def on_complete(event: str, data: dict[str, Any]) -> HookResult:
+        indicator.stop()
         renderer.turn_complete()
         return HookResult()
 
@@ -345,7 +381,19 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
             renderer.notice(receipt_line(data), style="dim")
         return HookResult()
 
-    return {
+    async def on_execution_start(event: str, data: dict[str, Any]) -> HookResult:
+        indicator.start()
+        return HookResult()
+
+    async def on_execution_end(event: str, data: dict[str, Any]) -> HookResult:
+        indicator.stop()
+        return HookResult()
+
+    async def on_cancel(event: str, data: dict[str, Any]) -> HookResult:
+        indicator.stopping()
+        return HookResult()
+
+    handlers = {
         "content_block:delta": on_delta,
         "content_block:end": on_block_end,
         "thinking:delta": on_thinking,
@@ -357,4 +405,22 @@ def make_handlers(renderer: StreamingRenderer) -> dict[str, Any]:
         "todo:updated": on_todos,
         "provider:retry": on_retry,
         "context:post_compact": on_compacted,
+        "execution:start": on_execution_start,
+        "execution:end": on_execution_end,
+        "cancel:requested": on_cancel,
     }
+    return {event: _erasing_first(indicator, handler) for event, handler in handlers.items()}
+
+
+def _call_id(data: dict[str, Any]) -> str | None:
+    call_id = data.get("tool_call_id")
+    return str(call_id) if call_id else None
+
+
+def _erasing_first(indicator: WorkingIndicator | SubAgentIndicator, handler: Any) -> Any:
+    async def erasing(event: str, data: dict[str, Any]) -> HookResult:
+        indicator.clear()
+        return await handler(event, data)
+
+    erasing.__name__ = getattr(handler, "__name__", "handler")
+    return erasing

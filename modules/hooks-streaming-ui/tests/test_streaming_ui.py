@@ -314,3 +314,28 @@ async def test_a_manual_compaction_is_left_to_the_command_that_made_it() -> None
     await coordinator.hooks.emit("context:post_compact", {"messages_before": 4, "messages_after": 1,
                                                           "trigger": "manual"})
     assert stream.getvalue() == ""
+
+
+async def test_a_call_an_earlier_hook_blocked_shows_the_call_and_the_reason() -> None:
+    coordinator, stream = await _mounted()
+
+    async def deny(event: str, data: dict[str, Any]) -> Any:
+        from amplifier_core import HookResult
+
+        return HookResult(action="deny", reason="rm is not allowed here")
+
+    coordinator.hooks.register("tool:pre", deny, priority=-10)
+    call = {"tool_name": "bash", "tool_input": {"command": "rm -rf build"}, "tool_call_id": "call-1"}
+    assert (await coordinator.hooks.emit("tool:pre", call)).action == "deny"
+    assert stream.getvalue() == ""  # the display hook never saw the call: the deny stopped the chain
+    denied = {"type": "ToolDenied", "msg": "rm is not allowed here"}
+    await coordinator.hooks.emit("tool:error", {**call, "error": denied})
+    assert stream.getvalue().splitlines() == ["⏺ bash(command=rm -rf build)", "  ⎿ ✗ bash: rm is not allowed here"]
+
+
+async def test_a_failed_call_already_shown_is_not_shown_twice() -> None:
+    coordinator, stream = await _mounted()
+    call = {"tool_name": "bash", "tool_input": {"command": "false"}, "tool_call_id": "call-2"}
+    await coordinator.hooks.emit("tool:pre", call)
+    await coordinator.hooks.emit("tool:error", {**call, "error": {"type": "X", "msg": "exit 1"}})
+    assert stream.getvalue().splitlines() == ["⏺ bash(command=false)", "  ⎿ ✗ bash: exit 1"]

@@ -23,11 +23,18 @@ def output_text(value: Any) -> str:
     """A tool output as the text the model reads: strings as they are, anything else as JSON."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(item, (TextBlock, dict)) for item in value):
-        texts = [item.text if isinstance(item, TextBlock) else item.get("text") for item in value]
+    if isinstance(value, list) and all(isinstance(item, (TextBlock, ImageBlock, dict)) for item in value):
+        texts = [item.text if isinstance(item, TextBlock) else _image_note(item) if isinstance(item, ImageBlock)
+                 else item.get("text") for item in value]
         if all(isinstance(text, str) for text in texts):
             return "\n".join(texts)  # type: ignore[arg-type]
     return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _image_note(block: ImageBlock) -> str:
+    """An image a tool returned. Neither OpenAI API takes images in a tool result (function_call_output and
+    chat tool messages are text), so the model reads this note instead; Anthropic gets the image itself."""
+    return f"[image: {block.source.get('media_type', 'image')}, not shown: tool results here carry no images]"
 
 
 def tool_output(message: Message) -> str:

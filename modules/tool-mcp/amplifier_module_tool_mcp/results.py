@@ -1,6 +1,9 @@
-"""MCP results -> ``ToolResult``: text as text, structured content as JSON when there is no text, images and
-audio as a short note (the kernel's tool results are text), embedded resources by their text, errors as
-failures. Long results are cut with a note saying how much was left out."""
+"""MCP results -> ``ToolResult``: text as text, structured content as JSON when there is no text, embedded
+resources by their text, errors as failures. Long results are cut with a note saying how much was left out.
+
+Images: a PNG, JPEG, GIF or WebP image within the size limit (amplifier_support.images) goes to the model as
+an image block in the result's ``content`` (the text keeps a one-line note of it, for logs and for providers
+that take no images in tool results); any other image, and audio, is only that note."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import json
 from typing import Any
 
 from amplifier_core import ToolResult
+from amplifier_support.images import MAX_IMAGE_BYTES, sniff_media_type
 
 
 def cut(text: str, limit: int) -> str:
@@ -31,7 +35,8 @@ def content_text(block: Any) -> str:
     if kind == "text":
         return block.text
     if kind == "image":
-        return _binary_note("image", block.mime_type, block.data)
+        shown = "attached" if sendable_image(block) else "not shown"
+        return _binary_note("image", block.mime_type, block.data).replace("not shown", shown)
     if kind == "audio":
         return _binary_note("audio", block.mime_type, block.data)
     if kind == "resource":
@@ -49,8 +54,24 @@ def resource_contents_text(contents: Any) -> str:
     return _binary_note(f"blob {contents.uri}", getattr(contents, "mime_type", None), getattr(contents, "blob", ""))
 
 
+def sendable_image(block: Any) -> dict[str, Any] | None:
+    """The ImageBlock for an MCP image a model can take (type by its bytes, within the limit), else None."""
+    if getattr(block, "type", None) != "image" or not isinstance(getattr(block, "data", None), str):
+        return None
+    try:
+        data = base64.b64decode(block.data, validate=True)
+    except ValueError:
+        return None
+    media_type = sniff_media_type(data)
+    if media_type is None or len(data) > MAX_IMAGE_BYTES:
+        return None
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type,
+                                        "data": base64.b64encode(data).decode("ascii")}}
+
+
 def call_result_to_tool_result(result: Any, limit: int) -> ToolResult:
     """A ``CallToolResult`` as the model should read it."""
+    images = [image for image in (sendable_image(block) for block in result.content or []) if image]
     parts = [content_text(block) for block in result.content or []]
     text = "\n".join(part for part in parts if part)
     structured = getattr(result, "structured_content", None)
@@ -60,4 +81,4 @@ def call_result_to_tool_result(result: Any, limit: int) -> ToolResult:
     if result.is_error:
         return ToolResult(success=False, output=text or "the tool reported an error",
                           error={"message": text or "the tool reported an error"})
-    return ToolResult(success=True, output=text)
+    return ToolResult(success=True, output=text, content=[{"type": "text", "text": text}, *images] if images else None)

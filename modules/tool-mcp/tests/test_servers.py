@@ -31,7 +31,9 @@ async def test_http_tools_results_are_text_structured_image_and_error(http, mcp_
     added = await tools["mcp__test__add"].execute({"a": 2, "b": 40})
     assert added.success and '"sum": 42' in added.output
     picture = await tools["mcp__test__picture"].execute({})
-    assert picture.output == "[image: image/png, 70 bytes, not shown]"
+    assert picture.output == "[image: image/png, 70 bytes, attached]"
+    assert [block.type for block in picture.content] == ["text", "image"]  # the image itself reaches the model
+    assert picture.content[1].source["media_type"] == "image/png"
     failed = await tools["mcp__test__fail"].execute({"message": "nope"})
     assert not failed.success
     assert "Error executing tool fail" in failed.get_serialized_output()
