@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUNDLED_MODULE_DIRS = sorted(path for path in (REPO / "modules").iterdir() if (path / "README.md").is_file())
 # Bundled modules that mount only with something an app or user supplies: validate hands them stand-ins.
 NEEDS_STAND_INS = ["context-persistent", "provider-anthropic", "provider-openai", "tool-mcp"]
