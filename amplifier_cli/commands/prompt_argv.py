@@ -21,6 +21,9 @@ ROOT_VALUE_OPTIONS = frozenset({"--profile", "-P", "--provider", "--model", "-m"
                                 "--sandbox"})
 NEAR_MISS_CUTOFF = 0.8  # `sesion` -> session (0.92), `tools` -> tool (0.89); `model` vs module (0.73) is a prompt
 _PLAIN_WORD = re.compile(r"[a-z][a-z0-9-]*\Z")
+# upstream Amplifier's commands that have no equivalent here (README: "Coming from upstream Amplifier"): an
+# upstream user who types one gets the unknown-command error, never a model call with it as the message
+UPSTREAM_ONLY_COMMANDS = frozenset({"collection", "logs"})
 
 
 def is_near_miss(word: str, command_names: Iterable[str]) -> bool:
@@ -31,7 +34,7 @@ def is_near_miss(word: str, command_names: Iterable[str]) -> bool:
 
 def split_prompt(arguments: list[str], command_names: Iterable[str]) -> tuple[list[str], str | None]:
     """(the arguments without the prompt words, the prompt) or (the arguments, None) when a command is named."""
-    names = set(command_names)
+    names = set(command_names) | UPSTREAM_ONLY_COMMANDS
     remaining: list[str] = []
     words: list[str] = []
     position = 0

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from amplifier_core.message_models import response_text
+
 SUMMARY_SOURCE = "compact-summary"
 CHARS_PER_TOKEN = 4  # the same rough measure as the bundled context managers' estimates
 TOOL_TEXT_LIMIT = 2_000  # characters of one tool result shown to the summarizer
@@ -111,7 +113,7 @@ async def compact_now(coordinator: Any, provider_name: str | None, keep: str = "
     except Exception as error:  # any provider failure: the conversation stays as it was
         raise CompactionRefused(f"the model could not write the summary ({type(error).__name__}: {error}); "
                                 "the conversation is unchanged") from None
-    summary = (getattr(response, "text", "") or "").strip()
+    summary = response_text(response).strip()
     if not summary:
         raise CompactionRefused("the model returned an empty summary; the conversation is unchanged")
     summary_message = {"role": "system", "metadata": {"source": SUMMARY_SOURCE},

@@ -67,7 +67,7 @@ def classify(error: BaseException) -> str:
 
 async def probe(provider: Any) -> ProbeResult:
     """One small completion ("Reply with OK", a few tokens at most)."""
-    from amplifier_core.message_models import ChatRequest, Message
+    from amplifier_core.message_models import ChatRequest, Message, response_text
 
     model = _model_of(provider)
     started = time.monotonic()
@@ -77,7 +77,7 @@ async def probe(provider: Any) -> ProbeResult:
     except Exception as error:  # every failure is the answer; classified for the one-line report
         return ProbeResult(False, classify(error), str(error).splitlines()[0] if str(error) else type(error).__name__,
                            model, int((time.monotonic() - started) * 1000))
-    text = getattr(response, "text", "") or ""
+    text = response_text(response) if hasattr(response, "content") else str(getattr(response, "text", "") or "")
     return ProbeResult(True, "ok", text.strip()[:60], model, int((time.monotonic() - started) * 1000))
 
 

@@ -1,10 +1,12 @@
-"""Helpers for CLI tests: run the Typer app in-process and write YAML files tersely."""
+"""Helpers for CLI tests: run the Typer app in-process, write YAML files tersely, point provider-anthropic at the
+fake API server."""
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -37,6 +39,17 @@ def paths(project_dir: Path):
     from amplifier_cli.config.paths import AmplifierPaths
 
     return AmplifierPaths.discover()
+
+
+@pytest.fixture
+def anthropic_env(fake_api: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """provider-anthropic talks to this test's fake API server with a dummy key."""
+    from testkit.agent_profiles import DUMMY_KEY
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return fake_api
 
 
 @pytest.fixture(autouse=True)

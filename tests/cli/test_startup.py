@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -77,6 +78,8 @@ def test_installed_command_exits_2_with_a_one_line_error_for_a_bad_profile(tmp_p
 
 
 def test_shell_completion_script_is_available() -> None:
-    result = subprocess.run([*_installed_amplifier(), "--show-completion", "bash"], capture_output=True, text=True,
-                            check=False)
+    # Typer finds the shell from the parent process (shellingham): start it from bash, as a user would, so the
+    # test does not depend on what started pytest ("; exit" keeps bash from exec-ing the command in its place)
+    command = " ".join(shlex.quote(part) for part in [*_installed_amplifier(), "--show-completion"])
+    result = subprocess.run(["bash", "-c", f"{command}; exit $?"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "_amplifier_completion" in result.stdout

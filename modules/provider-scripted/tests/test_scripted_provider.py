@@ -98,7 +98,7 @@ async def test_repeat_last_replays_the_last_turn() -> None:
 
 async def test_echo_when_done_quotes_each_message_back_once_the_script_is_over() -> None:
     provider = await mounted({"script": ["scripted first"], "echo_when_done": True})
-    answers = [(await provider.complete(ask(("user", question)))).text for question in ("one", "two", "three")]
+    answers = [response_text(await provider.complete(ask(("user", question)))) for question in ("one", "two", "three")]
     assert answers[0] == "scripted first"
     assert 'You said: "two"' in answers[1] and 'You said: "three"' in answers[2]
 

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit.agent_profiles import write_profile
 from testkit.trust import trust_project_now
 
 from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.sessions.factory import SessionRequest, open_session
-
-from .conftest import write_profile
 
 
 def skill(directory: Path, name: str) -> None:

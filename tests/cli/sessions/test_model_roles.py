@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 import yaml
 from fakeapi import ToolCall, Turn
+from testkit.agent_profiles import is_agent, is_parent, write_agent, write_profile
 
 from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.sessions.factory import LiveSession, SessionRequest, open_session
-
-from .conftest import is_agent, is_parent, write_agent, write_profile
 
 CODER_MARK = "CODER-AGENT-MARK"
 LISTED = ["claude-sonnet-4-7", "claude-sonnet-4-10", "claude-sonnet-4-20250514", "claude-haiku-4-5", "other-1"]

@@ -36,7 +36,7 @@ def _all_literal_plain(line: str) -> bool:
     return reading.plain and all(step.command.argv is not None for step in reading.steps)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])  # examples and deadline: the profile (conftest.py)
 @given(_LINE)
 def test_never_allowed_unless_the_parse_is_all_literal_plain_commands(case: tuple[str, bool]) -> None:
     line, has_a_construct_that_is_never_plain = case

@@ -13,7 +13,7 @@ import typer.main
 from amplifier_cli.main import app
 from amplifier_cli.ui.repl.commands import COMMANDS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ROOT_COMMAND = typer.main.get_command(app)
 # `amplifier GROUP SUB`, also `amplifier GROUP SUB \| SUB2 \| ...` as the README's tables write alternatives
 REFERENCE = re.compile(r"`amplifier ([a-z][a-z0-9-]*)((?: (?:\\\| )?[a-z][a-z0-9-]*)*)")

@@ -10,7 +10,8 @@ from amplifier_cli.main import app
 COMMANDS = ("session", "module", "run", "tool", "init", "continue", "profile")
 
 
-@pytest.mark.parametrize("arguments", [["session", "list"], ["run", "hi"], ["sesion"], ["tools"], ["--help"], []])
+@pytest.mark.parametrize("arguments", [["session", "list"], ["run", "hi"], ["sesion"], ["tools"], ["--help"], [],
+                                       ["collection", "list"], ["logs"]])  # upstream-only: unknown, not a prompt
 def test_commands_near_misses_and_options_alone_are_left_to_click(arguments: list[str]) -> None:
     assert split_prompt(arguments, COMMANDS) == (arguments, None)
 

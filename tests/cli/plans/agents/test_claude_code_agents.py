@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from fakeapi import ToolCall, Turn
+from testkit.agent_profiles import is_agent, is_parent, write_profile
 from testkit.trust import trust_project_now
 
 from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.config.trust import project_trust, project_trusted
 from amplifier_cli.plans.agents import load_agent_catalog
 from amplifier_cli.sessions.factory import SessionRequest, open_session
-
-from .conftest import is_agent, is_parent, write_profile
 
 pytestmark = pytest.mark.untrusted  # these tests trust the project themselves, when they mean to
 

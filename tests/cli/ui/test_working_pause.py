@@ -10,13 +10,13 @@ import pytest
 from amplifier_module_hooks_streaming_ui.working import WorkingIndicator
 
 from amplifier_cli.ui.working_pause import (
-    INDICATOR_CAPABILITY,
     PausingApproval,
     PausingDisplay,
     bind_pausing_systems,
     stop_indicator,
 )
 from amplifier_core import ModuleCoordinator
+from amplifier_support.capability_names import UI_WORKING_INDICATOR
 
 
 class _Terminal(io.StringIO):
@@ -55,7 +55,7 @@ async def test_questions_and_messages_are_written_with_the_indicator_erased(monk
     indicator = WorkingIndicator(terminal, can_draw=lambda: True, width=lambda: 80)
     approval, display = PausingApproval(_Asker(terminal)), PausingDisplay(_Shower(terminal))
     coordinator = ModuleCoordinator(_Session(), approval_system=approval, display_system=display)
-    coordinator.register_capability(INDICATOR_CAPABILITY, indicator)
+    coordinator.register_capability(UI_WORKING_INDICATOR, indicator)
     bind_pausing_systems(coordinator)
     assert approval.asks_a_person is True  # what the app reads of its approval system still answers
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUNDLED_MODULE_DIRS = sorted(path for path in (REPO / "modules").iterdir() if (path / "README.md").is_file())
 # Bundled modules that mount only with something an app or user supplies, or that would send data to a service
 # by default (hooks-otel: a collector on localhost:4318): validate hands them stand-ins.

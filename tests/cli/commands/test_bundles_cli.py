@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bundles"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bundles"
 
 
 def _amplifier(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

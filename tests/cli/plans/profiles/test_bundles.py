@@ -12,7 +12,7 @@ from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.errors import ConfigError
 from amplifier_cli.plans.profiles import load_profile
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bundles"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "bundles"
 
 
 @pytest.fixture

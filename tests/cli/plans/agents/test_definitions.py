@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from testkit.agent_profiles import write_agent
 
 from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.errors import ConfigError
@@ -14,8 +15,6 @@ from amplifier_cli.plans.agents import load_agent_catalog
 from amplifier_cli.plans.agents.catalog import select_agents
 from amplifier_cli.plans.agents.listing import agent_detail
 from amplifier_cli.plans.agents.overlay import plan_for_agent
-
-from .conftest import write_agent
 
 
 def paths_for(project: Path) -> AmplifierPaths:

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 from fakeapi import ToolCall, Turn
-
-from .conftest import DUMMY_KEY, is_agent, is_parent, write_agent, write_profile
+from testkit.agent_profiles import DUMMY_KEY, is_agent, is_parent, write_agent, write_profile
 
 READER_MARK = "READER-AGENT-MARK"
 TIMEOUT = 60

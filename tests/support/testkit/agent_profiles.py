@@ -1,5 +1,5 @@
-"""Helpers for sub-agent and project-instruction tests: a scratch project with a test profile whose provider
-is provider-anthropic pointed at the fake API server (dummy key), agent files, and request predicates that
+"""Helpers for sub-agent tests (tests/cli/plans/agents, sessions, commands): a test profile whose provider is
+provider-anthropic pointed at the fake API server (dummy key), agent files, and request predicates that
 tell the parent's requests from a child's by the system text."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 DUMMY_KEY = "sk-ant-agents-test-dummy-000000000000"
@@ -51,22 +50,3 @@ def is_agent(mark: str):
         return mark in request.system_text and PARENT_MARK not in request.system_text
 
     return predicate
-
-
-@pytest.fixture
-def anthropic_env(fake_api: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """provider-anthropic talks to this test's fake API server with a dummy key."""
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    return fake_api
-
-
-@pytest.fixture(autouse=True)
-def own_project_trusted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests play the user's own project: what it ships is trusted as it is (tests marked `untrusted`, and
-    tests/e2e/test_trust.py, play a stranger's repository)."""
-    if request.node.get_closest_marker("untrusted") is None:
-        from testkit.trust import trust_projects_as_they_are
-
-        trust_projects_as_they_are(monkeypatch)

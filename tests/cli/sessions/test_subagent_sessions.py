@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 from fakeapi import ToolCall, Turn
+from testkit.agent_profiles import PARENT_MARK, is_agent, is_parent, write_agent, write_profile
 
 from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.sessions.factory import LiveSession, SessionRequest, open_session, session_store_for
 from amplifier_cli.sessions.spawner import SubAgentError
-
-from .conftest import PARENT_MARK, is_agent, is_parent, write_agent, write_profile
 
 READER_MARK = "READER-AGENT-MARK"
 WAIT = 30.0

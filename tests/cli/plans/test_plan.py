@@ -62,10 +62,14 @@ def test_provider_flag_keeps_only_that_provider_and_model_sets_its_default_model
                                              "default_model": "claude-y"}}]
 
 
-def test_model_without_provider_goes_to_the_lowest_priority_provider(profile) -> None:
+def test_model_without_provider_goes_to_the_provider_that_offers_it(profile, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # both mount: the model's name decides, not the priority
     providers = build_plan(load_settings(profile), "p", model="gpt-z").plan["providers"]
     assert providers[1]["config"]["default_model"] == "gpt-z"
     assert "default_model" not in providers[0]["config"]
+    plan = build_plan(load_settings(profile), "p", model="claude-z").plan
+    assert plan["providers"][0]["config"]["default_model"] == "claude-z"
+    assert plan["session"]["orchestrator"]["config"]["default_provider"] == "anthropic"
 
 
 def test_unknown_provider_flag_is_a_config_error_listing_the_available_ones(profile) -> None:
