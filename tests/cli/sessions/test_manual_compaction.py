@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from amplifier_cli.sessions.manual_compaction import SUMMARY_SOURCE, CompactionRefused, compact_now
+from amplifier_core.message_models import ChatResponse, TextBlock
 
 
 class _Context:
@@ -22,21 +23,16 @@ class _Context:
         self.messages = list(messages)
 
 
-class _Response:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
 class _Provider:
     def __init__(self, answer: str | Exception) -> None:
         self.answer = answer
         self.requests: list[Any] = []
 
-    async def complete(self, request: Any) -> _Response:
+    async def complete(self, request: Any) -> ChatResponse:
         self.requests.append(request)
         if isinstance(self.answer, Exception):
             raise self.answer
-        return _Response(self.answer)
+        return ChatResponse(content=[TextBlock(text=self.answer)])
 
 
 class _Hooks:
