@@ -181,12 +181,16 @@ def _parse_tree(source: bytes) -> Any:
 
 
 # -- words ----------------------------------------------------------------------------------------------------
-def _unescape_bare(text: str) -> str:
-    """A bare word's value: ``\\x`` is x, a backslash-newline vanishes."""
+DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'  # what a backslash escapes inside "..." (elsewhere it stays a backslash)
+
+
+def _unescape(text: str, escapable: str | None = None) -> str:
+    """A word's value with its backslashes read: ``\\x`` is x (in double quotes only for x in ``escapable``; a
+    bare word, ``escapable=None``, escapes anything), and a backslash-newline vanishes."""
     out, index = [], 0
     while index < len(text):
         char = text[index]
-        if char == "\\" and index + 1 < len(text):
+        if char == "\\" and index + 1 < len(text) and (escapable is None or text[index + 1] in escapable):
             if text[index + 1] != "\n":
                 out.append(text[index + 1])
             index += 2
@@ -195,19 +199,6 @@ def _unescape_bare(text: str) -> str:
         index += 1
     return "".join(out)
 
-
-def _unescape_double(text: str) -> str:
-    out, index = [], 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\" and index + 1 < len(text) and text[index + 1] in '$`"\\\n':
-            if text[index + 1] != "\n":
-                out.append(text[index + 1])
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
 
 
 _ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
@@ -616,7 +607,7 @@ class _Reader:
                 self.pieces(child, out, depth + 1, function, host)
             return
         if kind in ("word", "number"):
-            value = _unescape_bare(text)
+            value = _unescape(text)
             pattern = re.sub(r"\\.", "\x01", text, flags=re.S)
             if "$" in pattern or "`" in pattern:  # tree-sitter leaves some expansions inside a word
                 reading = re.sub(r"\$(IFS\b|\{IFS\})", _SPLIT, text)
@@ -630,14 +621,14 @@ class _Reader:
         if kind == "string":
             inner = [child for child in node.children if child.is_named]
             if all(child.type == "string_content" for child in inner):
-                value = _unescape_double(text[1:-1])
+                value = _unescape(text[1:-1], DOUBLE_QUOTE_ESCAPABLE)
                 out.append(_Piece(value, value, "\x01", quoted=True))
                 return
             parts_read: list[str] = []
             why = ""
             for child in node.children:
                 if child.type == "string_content":
-                    parts_read.append(_unescape_double(self.text(child)))
+                    parts_read.append(_unescape(self.text(child), DOUBLE_QUOTE_ESCAPABLE))
                 elif child.is_named:
                     sub: list[_Piece] = []
                     self.pieces(child, sub, depth + 1, function, host)
@@ -649,7 +640,8 @@ class _Reader:
             out.append(_Piece(None, decode_ansi_c(text[2:-1]), "\x01", "an ANSI-C string $'...'", quoted=True))
             return
         if kind == "translated_string":
-            out.append(_Piece(None, _unescape_double(text[2:-1]), "\x01", "a locale string $\"...\"", quoted=True))
+            value = _unescape(text[2:-1], DOUBLE_QUOTE_ESCAPABLE)
+            out.append(_Piece(None, value, "\x01", "a locale string $\"...\"", quoted=True))
             return
         if kind in ("simple_expansion", "expansion"):
             self.other(node, depth, True, function, host)
