@@ -28,8 +28,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from amplifier_core.module_ids import package_name
-
 FACTS_FILE = "amplifier-module.toml"
 _SECTIONS = {"provider": {"sdk", "key_env", "base_url_env", "mount_env", "models", "description", "default_model"},
              "sandbox": {"confined"}, "validate": {"config"}}
@@ -95,6 +93,10 @@ def facts_in(package_dir: Path) -> ModuleFacts:
 
 def installed_package_dir(module_id: str) -> Path | None:
     """Where the installed package of `module_id` is, found without importing it."""
+    # the kernel package is imported only when a package is looked for: the chat reads this file before its
+    # prompt is drawn, and the kernel's import belongs to the warm-up thread behind it
+    from amplifier_core.module_ids import package_name
+
     try:
         spec = importlib.util.find_spec(package_name(module_id))
     except (ImportError, ValueError):

@@ -44,6 +44,15 @@ def test_help_imports_no_opentelemetry_even_with_an_otlp_endpoint_set() -> None:
     assert sorted(name for name in modules if name.startswith("opentelemetry")) == []
 
 
+def test_what_the_chat_reads_before_its_prompt_leaves_the_kernel_to_the_warm_up_thread() -> None:
+    # the chat imports its warm-up (and through it the module facts) on the main thread before the prompt is
+    # drawn; the kernel package costs about 150 ms and is imported by the warm-up thread behind the prompt
+    probe = ("import sys, amplifier_cli.ui.repl.warmup, amplifier_cli.config.module_facts; "
+             "print(sorted(name for name in sys.modules if name.split('.')[0] == 'amplifier_core'))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
 def _installed_amplifier() -> list[str]:
     script = Path(sys.executable).with_name("amplifier")
     return [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
