@@ -42,7 +42,8 @@ class ShadowRepo:
             env.pop(name, None)
         try:
             done = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", *args],
-                                  cwd=self.project, env=env, capture_output=True, text=True, check=False)
+                                  cwd=self.project, env=env, capture_output=True, text=True, check=False,
+                                  errors="surrogateescape")  # file names that are not UTF-8 round-trip
         except FileNotFoundError:
             raise CheckpointError("git is not installed; checkpoints need it") from None
         if check and done.returncode != 0:
@@ -89,8 +90,10 @@ class ShadowRepo:
         parts = [part for part in out.split("\0") if part]
         return [(parts[index], parts[index + 1]) for index in range(0, len(parts) - 1, 2)]
 
-    def diff_text(self, old: str, new: str) -> str:
-        return self.git("diff", "--no-renames", "--stat", "-p", old, new)
+    def diff_text(self, old: str, new: str, paths: list[str] | None = None) -> str:
+        """The diff to show (bytes that are not UTF-8, in names or contents, shown as replacement characters)."""
+        text = self.git("diff", "--no-renames", "--stat", "-p", old, new, *(["--", *paths] if paths else []))
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def restore(self, commit: str, paths: list[tuple[str, str]]) -> None:
         """Put ``paths`` back as they are in ``commit``: files it lacks are removed."""

@@ -45,5 +45,5 @@ def session_diff(session_directory: Path, repo: ShadowRepo) -> SessionDiff:
     if not paths:
         return SessionDiff(checkpoints=len(entries))
     first, last = str(entries[0]["commit"]), str(entries[-1]["commit"])
-    text = repo.git("diff", "--no-renames", "--stat", "-p", first, last, "--", *paths)
+    text = repo.diff_text(first, last, paths)
     return SessionDiff(paths=paths, text=text, checkpoints=len(entries))

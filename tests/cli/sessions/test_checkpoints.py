@@ -3,6 +3,7 @@ honours .gitignore, restores files, and turns itself off with a clear message fo
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -38,6 +39,25 @@ def test_snapshots_restore_files_honour_gitignore_and_never_touch_the_projects_g
     assert _git(project, "status", "--porcelain").splitlines() == ["?? .gitignore", "?? kept.txt"]
     assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=project, capture_output=True).returncode != 0
     assert repo.git_dir.is_relative_to(tmp_path / "data")
+
+
+def test_names_and_contents_that_are_not_utf8_are_snapshotted_restored_and_shown(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    latin = os.fsdecode(b"caf\xe9.txt")  # a Latin-1 file name, as an old archive leaves it
+    (project / latin).write_bytes(b"men\xfa\n")
+    repo = ShadowRepo(tmp_path / "data", project)
+    repo.ensure()
+    repo.check_size()
+    before = repo.snapshot("before")
+    (project / latin).write_bytes(b"carta\n")
+    after = repo.snapshot("after")
+    assert repo.changed(before, after) == [("M", latin)]
+    shown = repo.diff_text(before, after)
+    assert "caf\\351.txt" in shown and "-men\ufffd" in shown and "+carta" in shown  # git quotes the name
+    shown.encode("utf-8")  # printable as it is
+    repo.restore(before, repo.changed(before, after))
+    assert (project / latin).read_bytes() == b"men\xfa\n"
 
 
 async def test_a_project_too_large_turns_checkpoints_off_with_a_message(tmp_path: Path,
