@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ from hook_lab import HookLab
 
 
 @pytest.fixture
-def lab(tmp_path: Path) -> HookLab:
-    return HookLab(tmp_path / "project", tmp_path / "user-config")
+async def lab(tmp_path: Path) -> AsyncIterator[HookLab]:
+    hook_lab = HookLab(tmp_path / "project", tmp_path / "user-config")
+    yield hook_lab
+    await hook_lab.close()
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ class HookLab:
         self.hooks_dir = project / ".amplifier" / "hooks"
         self.hooks_dir.mkdir(parents=True, exist_ok=True)
         self.approvals = MockApprovalSystem("Deny")
+        self.mounted: list[MockCoordinator] = []
 
     def script(self, name: str, body: str) -> str:
         """An executable bash script in the project's hooks dir (with ``jget``/``jeval`` for JSON); returns its
@@ -59,7 +60,14 @@ class HookLab:
         await coordinator.mount("context", MockContextManager())
         cleanup = await hook_shell.mount(coordinator, config or {})
         coordinator.register_cleanup(cleanup)
+        self.mounted.append(coordinator)
         return coordinator
+
+    async def close(self) -> None:
+        """Unmount everything mounted, as a session's end does (the hook env folders go with it)."""
+        for coordinator in reversed(self.mounted):
+            await coordinator.cleanup()
+        self.mounted.clear()
 
     def read_events(self, name: str = "events.jsonl") -> list[dict[str, Any]]:
         path = self.project / name

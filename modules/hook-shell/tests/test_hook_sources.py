@@ -45,7 +45,8 @@ async def test_without_a_project_dir_capability_hooks_use_the_session_working_di
     coordinator = MockCoordinator()
     coordinator.register_capability("session.working_dir", str(lab.project))
     coordinator.register_capability("session.project_trusted", True)
-    await mount(coordinator, {})
+    coordinator.register_cleanup(await mount(coordinator, {}))
+    lab.mounted.append(coordinator)
     await coordinator.hooks.emit("tool:pre", {"tool_name": "bash", "tool_input": {}})
     assert (lab.project / "order.txt").read_text().split() == ["project"]
 

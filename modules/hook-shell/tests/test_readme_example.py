@@ -19,8 +19,7 @@ def shell_hooks_example() -> str:
 
 
 @pytest.fixture
-def pasted(tmp_path: Path) -> HookLab:
-    lab = HookLab(tmp_path / "project", tmp_path / "user-config")
+def pasted(lab: HookLab) -> HookLab:
     subprocess.run(["bash", "-e", "-c", shell_hooks_example()], cwd=lab.project, check=True)
     return lab
 
