@@ -10,7 +10,7 @@ package's `__init__.py` (shipped with the package, so it is there however the mo
     description = "Anthropic Claude"   # what `provider list` says of it
     default_model = "claude-sonnet-4-5"  # what `provider add` suggests
     [sandbox]
-    confined = true                    # it runs commands for the model: the session's sandbox applies to it
+    confined = true                    # it runs commands for the model, under its own `sandbox` key
     [validate]
     config = {path = "{scratch}/x"}    # what `module validate` mounts it with when given no --config
                                        # ({scratch}: a scratch dir, {python}: this interpreter)

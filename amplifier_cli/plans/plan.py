@@ -22,7 +22,6 @@ from .file_tool_dirs import apply_file_tool_dirs
 from .otel_env import apply_otel_environment
 from .profiles import DEFAULT_PROFILE, LoadedProfile, load_profile
 from .profiles.loader import find_profile, profile_name_from_ref
-from .sandbox_mode import apply_profile_sandbox
 from .skill_dirs import apply_skill_dirs
 
 
@@ -87,7 +86,6 @@ def build_plan(
         if added:
             plan[section] = merge_module_lists(plan.get(section) or [], added)
 
-    apply_profile_sandbox(plan, profile.sandbox)
     apply_file_tool_dirs(plan, settings)
     apply_skill_dirs(plan, settings)
     apply_otel_environment(plan)  # OTEL_EXPORTER_OTLP_ENDPOINT set: the session exports its telemetry

@@ -31,10 +31,12 @@ from amplifier_support.capability_names import (
     SESSION_DIR,
     SESSION_PROJECT_DIR,
     SESSION_PROJECT_TRUSTED,
+    SESSION_SANDBOX,
     SESSION_SANDBOX_MODE,
     SESSION_TRANSCRIPT_PATH,
     SESSION_WORKING_DIR,
 )
+from amplifier_support.sandbox.settings import session_sandbox
 
 from ..config.approval_rules import saved_rules
 from ..config.env_refs import expand_for_mount
@@ -110,8 +112,7 @@ async def open_session(
         is_resumed=not created,
     )
     try:
-        spawner, mount_log = await _mount(session, record, built, located, capabilities or {}, request.mode,
-                                          request.cassette)
+        spawner, mount_log = await _mount(session, record, built, located, capabilities or {}, request)
         if request.cassette is not None:  # before the check: a replay needs no key, so no mounted provider
             from .cassettes import attach_session
 
@@ -168,11 +169,6 @@ def _plan(request: SessionRequest, located: _Located) -> BuiltPlan:
     built = build_plan(located.settings, request.profile, provider=request.provider, model=request.model,
                        max_tokens=request.max_tokens,
                        paths=located.paths)
-    if request.sandbox is not None:
-        from ..plans.sandbox_mode import apply_sandbox_mode
-
-        apply_sandbox_mode(built.plan, request.sandbox)
-        built.profile.sandbox = {**(built.profile.sandbox or {}), "mode": request.sandbox}  # for plan_sandbox_mode
     if request.plan_overlay is not None:
         request.plan_overlay(built)
     if request.parent_id is None:  # a sub-agent's spending counts against its parent's budget, not its own
@@ -215,8 +211,7 @@ def _create_record(request: SessionRequest, located: _Located, built: BuiltPlan)
 
 
 async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, located: _Located,
-                 capabilities: dict[str, Any], request_mode: str = "normal",
-                 cassette: Any = None) -> tuple[SubAgentSpawner, list[str]]:
+                 capabilities: dict[str, Any], request: SessionRequest) -> tuple[SubAgentSpawner, list[str]]:
     """Give the session what the app contributes (resolver, ${VAR} expansion, capabilities), then mount every
     module; return the spawner and what modules logged while mounting."""
     from ..plans.sources import make_resolver
@@ -240,7 +235,11 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability(SESSION_DIR, str(record.directory))
     coordinator.register_capability(SESSION_TRANSCRIPT_PATH, str(record.transcript_path))
     coordinator.register_capability(APPROVAL_RULES, saved_rules(located.settings))
-    coordinator.register_capability(SESSION_SANDBOX_MODE, plan_sandbox_mode(built.plan, built.profile.sandbox))
+    # the profile's `sandbox:` and `--sandbox`, which the confined modules (tool-bash, hook-shell) apply to their own
+    # keys at mount; a sub-agent gets its parent's (the spawner passes both among `capabilities`)
+    sandbox = session_sandbox(built.profile.sandbox, request.sandbox)
+    coordinator.register_capability(SESSION_SANDBOX, sandbox)
+    coordinator.register_capability(SESSION_SANDBOX_MODE, plan_sandbox_mode(built.plan, sandbox))
     from .model_roles import MatrixRoleResolver, role_resolver
 
     resolve_role = role_resolver(located.settings, built.plan, lambda: coordinator.get("providers") or {})
@@ -250,11 +249,11 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
         record.secrets = session_secrets(built.plan)
     coordinator.register_capability(SECRETS_VALUES, dict(record.secrets.items()))
     # session.spawn / session.resume / session.depth / agents.catalog
-    spawner = SubAgentSpawner(located.paths, located.settings, _opener_with(cassette))
+    spawner = SubAgentSpawner(located.paths, located.settings, _opener_with(request.cassette))
     spawner.register(coordinator, built, capabilities)
     from .plan_mode import register_mode_gate  # plan mode refuses writes whatever the profile mounts
 
-    register_mode_gate(coordinator, request_mode)
+    register_mode_gate(coordinator, request.mode)
     for name, value in capabilities.items():
         coordinator.register_capability(name, value)
 

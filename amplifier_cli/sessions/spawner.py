@@ -23,6 +23,7 @@ from amplifier_support.capability_names import (
     SESSION_MAX_DEPTH,
     SESSION_MODE,
     SESSION_RESUME,
+    SESSION_SANDBOX,
     SESSION_SPAWN,
     UI_OUTPUT,
 )
@@ -221,6 +222,7 @@ class SubAgentSpawner:
             parent_id=live.session_id,
             agent=agent.name,
             plan_overlay=overlay,
+            sandbox=(live.coordinator.get_capability(SESSION_SANDBOX) or {}).get("mode"),  # the parent's --sandbox
         )
 
     async def _open(self, request: SessionRequest, agent: AgentDefinition, agents: dict[str, AgentDefinition],

@@ -3,16 +3,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, model_validator
 
 from amplifier_core.module_config import ModuleConfig
 
+from ..capability_names import SESSION_SANDBOX
 from ..sandbox_modes import DEFAULT_MODE, SandboxMode, normalize_sandbox_value
 from .policy import SandboxPolicy
 
-__all__ = ["SandboxSettings", "normalize_sandbox_value"]
+__all__ = [
+    "SandboxSettings",
+    "config_under_session_sandbox",
+    "normalize_sandbox_value",
+    "session_sandbox",
+    "under_session_sandbox",
+]
 
 
 class SandboxSettings(ModuleConfig):
@@ -31,3 +39,38 @@ class SandboxSettings(ModuleConfig):
     def policy(self) -> SandboxPolicy:
         return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots), network=self.network,
                              required=self.required)
+
+
+def session_sandbox(defaults: Any = None, mode: str | None = None) -> dict[str, Any]:
+    """The session's sandbox, as the app registers it (capability ``session.sandbox``): the profile's
+    ``sandbox:`` as defaults, and the mode ``--sandbox`` forces (None: none forced)."""
+    normalized = normalize_sandbox_value(defaults)
+    return {"defaults": dict(normalized) if isinstance(normalized, dict) else {}, "mode": mode}
+
+
+def under_session_sandbox(own: Any, session: Any) -> Any:
+    """A confined module's ``sandbox:`` value with the session's applied: the profile's defaults under the
+    module's own keys, then ``--sandbox``'s mode over both. ``own`` comes back as it was when the session sets
+    nothing (so the schema still judges a bad value, with the module's key path)."""
+    if not isinstance(session, Mapping):
+        return own
+    given = session.get("defaults")
+    defaults: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    forced = session.get("mode")
+    if not defaults and not isinstance(forced, str):
+        return own
+    normalized = normalize_sandbox_value(own)
+    if normalized is not None and not isinstance(normalized, dict):
+        return own  # not a mode nor a mapping: left for the schema's error
+    merged = {**defaults, **(normalized or {})}
+    return {**merged, "mode": forced} if isinstance(forced, str) else merged
+
+
+def config_under_session_sandbox(config: dict[str, Any] | None, coordinator: Any) -> dict[str, Any] | None:
+    """A confined module's mount config with the session's sandbox (capability ``session.sandbox``) applied to
+    its ``sandbox`` key; the config itself when the session sets nothing."""
+    get_capability = getattr(coordinator, "get_capability", None)
+    session = get_capability(SESSION_SANDBOX) if callable(get_capability) else None
+    own = (config or {}).get("sandbox")
+    value = under_session_sandbox(own, session)
+    return config if value is own else {**(config or {}), "sandbox": value}

@@ -25,6 +25,7 @@ from amplifier_support.capability_names import (
     SESSION_WORKING_DIR,
 )
 from amplifier_support.sandbox import confine
+from amplifier_support.sandbox.settings import config_under_session_sandbox
 
 from .config import HookSandboxConfig, HookShellConfig
 from .hook_files import hooks_files, load_hooks_file, project_hooks_dir, upstream_user_hooks_dir
@@ -103,6 +104,7 @@ def load_hook_table(config: HookShellConfig, project_dir: Path, user_config_dir:
 
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None]:
+    config = config_under_session_sandbox(config, coordinator)  # the profile's and --sandbox's
     settings = parse_module_config(HookShellConfig, config, MODULE_ID)
     if not settings.enabled:
         return lambda: None

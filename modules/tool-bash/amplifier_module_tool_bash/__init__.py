@@ -31,6 +31,7 @@ from amplifier_support.capability_names import (
 )
 from amplifier_support.credentials import passed, without_credentials
 from amplifier_support.sandbox import Confinement
+from amplifier_support.sandbox.settings import config_under_session_sandbox
 from amplifier_support.sandbox.watch import Snapshot
 
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
@@ -424,6 +425,7 @@ class BashOutputTool:
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
     """Mount ``bash`` and ``bash_output``; the returned cleanup ends background and leftover processes."""
+    config = config_under_session_sandbox(config, coordinator)  # the profile's and --sandbox's
     parsed = parse_module_config(BashConfig, config, MODULE_ID)
     tool = BashTool(parsed, coordinator)
     await coordinator.mount("tools", tool, name=tool.name)

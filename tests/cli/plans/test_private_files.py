@@ -1,5 +1,5 @@
 """What the app keeps private: settings files holding approval rules (0600), session directories (0700) and
-their files (0600), secrets masked by name; and how `--sandbox` and `${VAR}` references reach the plan."""
+their files (0600), secrets masked by name; how `${VAR}` references reach the plan, and a bad profile `sandbox:`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 from amplifier_cli.config.approval_rules import save_rule
 from amplifier_cli.config.paths import AmplifierPaths
-from amplifier_cli.plans.sandbox_mode import apply_sandbox_mode
 from amplifier_cli.sessions.secrets import plan_secrets, session_secrets
 from amplifier_cli.sessions.store import SessionStore
 
@@ -53,34 +52,6 @@ def test_values_read_through_references_into_key_like_fields_are_secrets() -> No
                                            "tool-x.config.token": "pasted-literal-token"}
 
 
-def test_the_sandbox_flag_sets_the_mode_of_sandboxed_modules_and_keeps_their_other_keys() -> None:
-    plan = {"tools": [{"module": "tool-bash", "config": {"sandbox": {"mode": "read-only", "network": False}}},
-                      {"module": "tool-filesystem"}],
-            "hooks": [{"module": "hook-shell"}]}
-    apply_sandbox_mode(plan, "off")
-    assert plan["tools"][0]["config"]["sandbox"] == {"mode": "off", "network": False}
-    assert "config" not in plan["tools"][1]
-    assert plan["hooks"][0]["config"] == {"sandbox": {"mode": "off"}}
-
-
-def test_a_profile_sandbox_is_the_default_under_module_keys_and_the_flag_wins(project_dir: Path) -> None:
-    from amplifier_cli.plans.plan import build_plan
-
-    profiles = project_dir / ".amplifier" / "profiles"
-    profiles.mkdir(parents=True, exist_ok=True)
-    (profiles / "boxed.yaml").write_text(
-        "profile: {name: boxed}\n"
-        "session: {orchestrator: {module: loop-basic}, context: {module: context-simple}}\n"
-        "sandbox: {mode: read-only, network: false}\n"
-        "tools:\n  - module: tool-bash\n    config: {sandbox: {network: true}}\n")
-    paths = AmplifierPaths.discover(cwd=project_dir)
-    built = build_plan(None, "boxed", paths=paths)
-    assert built.plan["tools"][0]["config"]["sandbox"] == {"mode": "read-only", "network": True}
-    assert "sandbox" not in built.plan
-    apply_sandbox_mode(built.plan, "workspace-write")
-    assert built.plan["tools"][0]["config"]["sandbox"] == {"mode": "workspace-write", "network": True}
-
-
 def test_a_bad_profile_sandbox_names_the_file_and_key(project_dir: Path) -> None:
     import pytest
 
@@ -100,4 +71,4 @@ def test_a_bad_profile_sandbox_names_the_file_and_key(project_dir: Path) -> None
     assert "bad.yaml" in text and "sandbox" in text
     (profiles / "unboxed.yaml").write_text("profile: {name: unboxed, extends: boxed}\nsandbox: off\n")
     built = build_plan(None, "unboxed", paths=AmplifierPaths.discover(cwd=project_dir))  # YAML reads `off` as false
-    assert built.plan["tools"][0]["config"]["sandbox"] == {"mode": "off"}
+    assert built.profile.sandbox == {"mode": "off"} and "config" not in built.plan["tools"][0]

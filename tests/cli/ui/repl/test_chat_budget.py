@@ -24,11 +24,12 @@ def test_the_chat_stops_at_its_token_budget_and_makes_no_more_calls(spawn_chat, 
     assert len(fake_api.requests) == 1
 
 
-def test_slash_fork_continues_in_a_copy_up_to_the_turn(spawn_chat, fake_api, chat_project: Path) -> None:
+def test_slash_fork_continues_in_a_copy_up_to_the_turn_under_the_same_sandbox(spawn_chat, fake_api,
+                                                                              chat_project: Path) -> None:
     fake_api.add(Turn(text="said-one"), when_last_user_contains="first")
     fake_api.add(Turn(text="said-two"), when_last_user_contains="second")
     fake_api.add(Turn(text="said-three"), when_last_user_contains="third")
-    chat = spawn_chat()
+    chat = spawn_chat("run", "--sandbox", "read-only")
     chat.ready()
     chat.send_line("first")
     chat.expect("said-one")
@@ -42,6 +43,9 @@ def test_slash_fork_continues_in_a_copy_up_to_the_turn(spawn_chat, fake_api, cha
     chat.send_line("third")
     chat.expect("said-three")
     chat.prompt()
+    chat.send_line("/status")
+    status = chat.expect("sandbox: ") + chat.prompt()
+    assert "read-only (Landlock ABI" in status  # --sandbox holds in the session switched to
     assert chat.exit() == 0
     assert fake_api.requests[-1].user_texts == ["first", "third"]
 
