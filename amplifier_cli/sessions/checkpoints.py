@@ -18,14 +18,27 @@ from amplifier_core import HookResult
 CHECKPOINTS_FILE = "checkpoints.jsonl"
 READ_ONLY_TOOLS = frozenset({"read_file", "glob", "grep", "list_directory", "ls", "todo", "todo_read", "todo_write",
                              "web_fetch", "web_search", "load_skill"})
-MAX_FILES = int(os.environ.get("AMPLIFIER_CHECKPOINT_MAX_FILES", "100000"))
-MAX_BYTES = int(os.environ.get("AMPLIFIER_CHECKPOINT_MAX_BYTES", str(1024 * 1024 * 1024)))
+MAX_FILES = 100_000  # unless AMPLIFIER_CHECKPOINT_MAX_FILES says otherwise
+MAX_BYTES = 1024 * 1024 * 1024  # unless AMPLIFIER_CHECKPOINT_MAX_BYTES says otherwise
 _IDENTITY = {"GIT_AUTHOR_NAME": "amplifier", "GIT_AUTHOR_EMAIL": "checkpoints@amplifier.invalid",
              "GIT_COMMITTER_NAME": "amplifier", "GIT_COMMITTER_EMAIL": "checkpoints@amplifier.invalid"}
 
 
 class CheckpointError(Exception):
     """The project cannot be snapshotted (too large, git missing or failing); the message says why."""
+
+
+def _limit(variable: str, default: int) -> int:
+    """A size limit from the environment, read when it is checked; a value that is not a whole number turns
+    checkpoints off with a message naming the variable (never a traceback at import)."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise CheckpointError(f"{variable}={text!r} is not a whole number; set it to a count, or unset it "
+                              f"for the default ({default})") from None
 
 
 class ShadowRepo:
@@ -62,9 +75,11 @@ class ShadowRepo:
         """Refuse a project too large to snapshot cheaply (files not ignored by .gitignore)."""
         listed = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
         files = [name for name in listed if name]
-        if len(files) > MAX_FILES:
+        max_files = _limit("AMPLIFIER_CHECKPOINT_MAX_FILES", MAX_FILES)
+        max_bytes = _limit("AMPLIFIER_CHECKPOINT_MAX_BYTES", MAX_BYTES)
+        if len(files) > max_files:
             raise CheckpointError(f"the project has {len(files)} files not ignored by .gitignore, more than the "
-                                  f"checkpoint limit of {MAX_FILES}; ignore build output in .gitignore or raise "
+                                  f"checkpoint limit of {max_files}; ignore build output in .gitignore or raise "
                                   "AMPLIFIER_CHECKPOINT_MAX_FILES")
         total = 0
         for name in files:
@@ -72,9 +87,9 @@ class ShadowRepo:
                 total += (self.project / name).lstat().st_size
             except OSError:
                 continue
-        if total > MAX_BYTES:
+        if total > max_bytes:
             raise CheckpointError(f"the project's files not ignored by .gitignore hold {total} bytes, more than the "
-                                  f"checkpoint limit of {MAX_BYTES}; ignore large files in .gitignore or raise "
+                                  f"checkpoint limit of {max_bytes}; ignore large files in .gitignore or raise "
                                   "AMPLIFIER_CHECKPOINT_MAX_BYTES")
 
     def snapshot(self, message: str) -> str:

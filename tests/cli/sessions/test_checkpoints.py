@@ -78,6 +78,22 @@ async def test_a_project_too_large_turns_checkpoints_off_with_a_message(tmp_path
     assert not (tmp_path / CHECKPOINTS_FILE).exists()
 
 
+def test_the_limits_are_read_from_the_environment_when_checked_and_a_bad_one_is_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "big.bin").write_bytes(b"x" * 2048)
+    repo = ShadowRepo(tmp_path / "data", project)
+    repo.ensure()
+    repo.check_size()
+    monkeypatch.setenv("AMPLIFIER_CHECKPOINT_MAX_BYTES", "1000")
+    with pytest.raises(checkpoints.CheckpointError, match="hold 2048 bytes, more than the checkpoint limit of 1000"):
+        repo.check_size()
+    monkeypatch.setenv("AMPLIFIER_CHECKPOINT_MAX_FILES", "lots")
+    with pytest.raises(checkpoints.CheckpointError, match="AMPLIFIER_CHECKPOINT_MAX_FILES='lots' is not a whole"):
+        repo.check_size()
+
+
 async def test_read_only_tools_take_no_snapshot_and_others_record_their_turn(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
