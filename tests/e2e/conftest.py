@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from fakeapi import FakeAPIServer
+from warmstart import amplifier_command, real_amplifier_command
 
 TIMEOUT = 60  # a run that takes longer has hung (e.g. waiting on an approval nobody can give)
 
@@ -33,9 +33,8 @@ _SCRUBBED = ("API_KEY", "BASE_URL", "AUTH_TOKEN")
 
 
 def installed_amplifier() -> list[str]:
-    """The console script installed beside this interpreter (what users run), else `python -m amplifier_cli`."""
-    script = Path(sys.executable).with_name("amplifier")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
+    """The installed `amplifier` (what users run), started warm (tests/support/warmstart)."""
+    return amplifier_command()
 
 
 def clean_env() -> dict[str, str]:
@@ -153,11 +152,12 @@ class E2E:
             assert_stream_lines_valid(result.stdout)
         return result
 
-    def spawn(self, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
-        """Start `amplifier ARGS` without waiting (for signals); killed at teardown if still running."""
+    def spawn(self, *args: str, cwd: Path | None = None, cold: bool = False) -> subprocess.Popen[str]:
+        """Start `amplifier ARGS` without waiting (for signals); killed at teardown if still running. ``cold``: the
+        console script itself, for a test that needs the process's own pid (a warm start's runs in a child)."""
         self.trust_now()
         child = subprocess.Popen(
-            [*installed_amplifier(), *args],
+            [*(real_amplifier_command() if cold else installed_amplifier()), *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -35,7 +35,7 @@ def test_a_second_process_cannot_open_a_session_that_is_open_and_nothing_is_lost
     assert e2e.run("run", "-P", "scripted", "first question").returncode == 0
     session = e2e.only_session()
 
-    holder = e2e.spawn("run", "--resume", session.name, "hold it")
+    holder = e2e.spawn("run", "--resume", session.name, "hold it", cold=True)  # its pid is in the message
     try:
         assert _in_thread(ready.read_text, "the first process to be mid-turn").strip() == "started"
 

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,14 +14,14 @@ from typing import Any
 import pytest
 from fakeapi import ToolCall, Turn
 from testkit.agent_profiles import DUMMY_KEY, is_agent, is_parent, write_agent, write_profile
+from warmstart import amplifier_command
 
 READER_MARK = "READER-AGENT-MARK"
 TIMEOUT = 60
 
 
 def amplifier() -> list[str]:
-    script = Path(sys.executable).with_name("amplifier")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
+    return amplifier_command()
 
 
 def cli_env(server: Any = None) -> dict[str, str]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from warmstart import amplifier_command
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bundles"
 
@@ -19,10 +19,8 @@ def _amplifier(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     from testkit.trust import trust_project_now
 
     trust_project_now(cwd)  # the user's own project
-    script = Path(sys.executable).with_name("amplifier")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
-    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          timeout=120, check=False)
+    return subprocess.run([*amplifier_command(), *args], cwd=cwd, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120, check=False)
 
 
 def _write(path: Path, text: str) -> Path:

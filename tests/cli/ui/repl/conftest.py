@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
+from warmstart import amplifier_command
 
 PROMPT = "❯ "
 _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|[\r\x08]")
@@ -36,8 +36,8 @@ instruction: You are the REPL test assistant.
 
 
 def amplifier_binary() -> str:
-    script = Path(sys.executable).parent / "amplifier"
-    return str(script) if script.exists() else "amplifier"
+    """The installed `amplifier`, started warm (tests/support/warmstart)."""
+    return amplifier_command()[0]
 
 
 class Chat:

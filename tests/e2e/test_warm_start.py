@@ -1,0 +1,76 @@
+"""The warm start the e2e and terminal tests launch `amplifier` with (tests/support/warmstart) stands for the real
+command: the same output and exit codes, a launch it cannot reproduce is left to the real command, and a launcher
+killed with SIGKILL takes its `amplifier` with it. (Resource limits: test_store_faults limits the file size.)"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import threading
+
+import pytest
+from warmstart import real_amplifier_command, warm_amplifier_command
+
+from .conftest import TIMEOUT
+
+
+def _run(e2e, command: list[str], *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    e2e.trust_now()
+    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=e2e.project,
+                          env={**e2e.env, **(env or {})}, stdin=subprocess.DEVNULL, timeout=TIMEOUT, check=False)
+
+
+@pytest.mark.parametrize("args", [("--version",), ("profile", "list"), ("profile", "show", "no-such-profile"),
+                                  ("run", "--sandbox", "sometimes", "hi"), ("no-such-command-name",)])
+def test_a_warm_launch_prints_and_exits_as_the_real_command(e2e, args: tuple[str, ...]) -> None:
+    assert warm_amplifier_command() != real_amplifier_command()
+    warm, real = _run(e2e, warm_amplifier_command(), *args), _run(e2e, real_amplifier_command(), *args)
+    assert (warm.returncode, warm.stdout, warm.stderr) == (real.returncode, real.stdout, real.stderr)
+
+
+def test_a_launch_whose_interpreter_would_start_differently_runs_the_real_command(e2e) -> None:
+    probe = e2e.project / "probe"
+    probe.mkdir()
+    (probe / "sitecustomize.py").write_text("import sys\nsys.stderr.write('PYTHONPATH-READ\\n')\n")
+    result = _run(e2e, warm_amplifier_command(), "--version", env={"PYTHONPATH": str(probe)})
+    assert result.returncode == 0 and "PYTHONPATH-READ" in result.stderr  # read only by a starting interpreter
+
+
+def test_killing_the_launcher_kills_its_amplifier(e2e) -> None:
+    ready, release = e2e.project / "ready.fifo", e2e.project / "release.fifo"
+    os.mkfifo(ready)
+    os.mkfifo(release)
+    hold = "echo $PPID > ready.fifo && cat release.fifo"  # $PPID: the amplifier process the bash tool runs in
+    e2e.profile("scripted", provider="scripted", tools=("tool-bash",),
+                script=[{"tool_calls": [{"name": "bash", "arguments": {"command": hold}, "id": "c1"}]}])
+    e2e.trust_now()
+    launcher = subprocess.Popen([*warm_amplifier_command(), "run", "-P", "scripted", "hold"], cwd=e2e.project,
+                                env=e2e.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    box: list[str] = []
+    reader = threading.Thread(target=lambda: box.append(ready.read_text()), daemon=True)
+    reader.start()
+    reader.join(TIMEOUT)
+    assert box, "the bash tool never started"
+    amplifier_pid = int(box[0])
+    assert amplifier_pid != launcher.pid  # a warm start: amplifier runs in the server's child
+    watch = os.pidfd_open(amplifier_pid)
+    try:
+        launcher.send_signal(signal.SIGKILL)
+        readable, _, _ = select.select([watch], [], [], TIMEOUT)  # a pidfd turns readable when its process ends
+        assert readable, "amplifier outlived its launcher"
+    finally:
+        os.close(watch)
+        launcher.wait(TIMEOUT)
+        _release(release)
+
+
+def _release(fifo) -> None:
+    """Let the orphaned `cat` the killed tool left behind finish (a killed process cannot end its tools)."""
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return  # nobody reads it any more
+    os.close(writer)

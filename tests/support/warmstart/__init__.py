@@ -1,0 +1,81 @@
+"""`amplifier` for tests that start it as a process, without paying its imports each time.
+
+Every `amplifier` process spends 2-3 s of CPU importing the provider SDKs, pydantic, the terminal libraries and the
+kernel; the e2e and terminal tests start hundreds. `amplifier_command()` returns a small launcher instead: a
+warm-start server (one per test worker, server.py) has imported all that once and forks a child per launch, which
+takes the launcher's argv, environment, cwd, stdin, stdout and stderr (a pipe or a real pseudo-terminal alike) and
+runs the same `main()` the console script runs. Signals to the launcher reach the child, and the launcher exits
+with the child's code or dies of its signal, so a test sees one process, as with the real command.
+
+What it cannot reproduce it leaves to the real command: a launch whose environment changes how an interpreter
+starts (PYTHONPATH, PYTHONIOENCODING, the locale, ... : server.STARTUP_ONLY) execs the console script. Tests about
+startup itself (what is imported, how fast) use `real_amplifier_command()`. `AMPLIFIER_TEST_COLD=1` turns warm
+starts off for a whole run."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+_HERE = Path(__file__).parent
+_started: list[str] = []  # the launcher's path once the server runs in this process
+_failed: list[bool] = []
+
+
+def real_amplifier_command() -> list[str]:
+    """The console script installed beside this interpreter (what users run), else `python -m amplifier_cli`."""
+    script = Path(sys.executable).with_name("amplifier")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
+
+
+def amplifier_command() -> list[str]:
+    """`amplifier` as a test starts it: the warm launcher, or the real command when warm starts are off."""
+    return real_amplifier_command() if os.environ.get("AMPLIFIER_TEST_COLD") else warm_amplifier_command()
+
+
+def warm_amplifier_command() -> list[str]:
+    """The warm launcher (the server starts on first use), or the real command when it could not start."""
+    real = real_amplifier_command()
+    if len(real) != 1 or _failed:
+        return real
+    if not _started:
+        try:
+            _start(real[0])
+        except (OSError, subprocess.SubprocessError, RuntimeError):
+            _failed.append(True)
+            return real
+    return [_started[0]]
+
+
+def _start(real_script: str) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="amplifier-warm-"))
+    socket_path = folder / "s"
+    server = subprocess.Popen([sys.executable, str(_HERE / "server.py"), str(socket_path), real_script],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=folder)
+    assert server.stdout is not None
+    if server.stdout.readline() != b"ready\n":
+        server.kill()
+        raise RuntimeError("the warm-start server did not start")
+    launcher = folder / "amplifier"
+    code = (_HERE / "client.py").read_text(encoding="utf-8")
+    code = code.replace('SOCKET = ""  # filled in', f"SOCKET = {str(socket_path)!r}", 1)
+    code = code.replace('REAL = ""  # filled in: the installed console script', f"REAL = {real_script!r}", 1)
+    launcher.write_text(f"#!{sys.executable} -IS\n{code}", encoding="utf-8")
+    launcher.chmod(0o755)
+
+    def stop() -> None:
+        if server.stdin is not None:
+            server.stdin.close()  # the server ends (and kills what it still runs) when this pipe closes
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(stop)
+    _started.append(str(launcher))

@@ -1,0 +1,298 @@
+"""The warm-start server: one per test worker. It imports the heavy libraries `amplifier` needs once, then forks a
+child for each `amplifier` a test starts, so the child begins with those imports done.
+
+Run as `python server.py SOCKET REAL_SCRIPT`; it serves until its stdin (a pipe from the test worker) closes.
+A client (client.py) sends its argv, environment and working directory and hands over its stdin, stdout and
+stderr; the child takes them as its own, runs the console script's `main()`, and exits as the real process would.
+The server reports the child's pid, then how it ended; when a client disappears (killed), its child is killed.
+
+One thread only, so a fork never copies a lock another thread holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+from typing import Any
+
+# What every `amplifier` process imports, and what takes seconds of it: the provider SDKs (anthropic alone imports
+# ~3,500 modules), pydantic, the terminal libraries, the MCP and OpenTelemetry SDKs, the kernel, the app's entry
+# points and the bundled modules (amplifier.modules entry points). Imports only: none of these reads the
+# environment or the working directory when imported (the app's settings, paths and caches are read when used).
+PRELOAD = (
+    "anthropic", "openai", "pydantic", "yaml", "typer", "click", "rich.console", "rich.markdown", "rich.table",
+    "rich.live", "prompt_toolkit", "prompt_toolkit.shortcuts", "mcp", "mcp.client.stdio",
+    "mcp.client.streamable_http", "opentelemetry.sdk.trace", "opentelemetry.sdk.metrics",
+    "opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.proto.http.metric_exporter",
+    "amplifier_core", "amplifier_core.validation", "amplifier_support.sandbox", "amplifier_support.agent_loop",
+    "amplifier_cli.__main__", "amplifier_cli.main", "amplifier_cli.commands.launch", "amplifier_cli.ui.oneshot",
+    "amplifier_cli.sessions.factory", "amplifier_cli.ui.repl.app",
+)
+# Variables read only when an interpreter starts: a client whose environment differs in one gets a cold start.
+STARTUP_ONLY = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
+                "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONOPTIMIZE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX",
+                "PYTHONTRACEMALLOC", "PYTHONFAULTHANDLER", "PYTHONNOUSERSITE", "PYTHONUSERBASE", "PYTHONPLATLIBDIR",
+                "LANG", "LC_ALL", "LC_CTYPE", "COVERAGE_PROCESS_START")
+_LENGTH = struct.Struct("!I")
+
+
+def _preload() -> None:
+    import importlib
+    from importlib.metadata import entry_points
+
+    bundled = sorted({entry.module for entry in entry_points(group="amplifier.modules")})
+    for name in (*PRELOAD, *bundled):
+        try:
+            importlib.import_module(name)
+        except Exception:  # a missing library only makes its children start colder
+            pass
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the children share these pages instead of copying them when the collector walks them
+
+
+def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    message, ancillary, _flags, _address = conn.recvmsg(1, socket.CMSG_SPACE(3 * 4))
+    fds: list[int] = []
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.extend(struct.unpack(f"{len(data) // 4}i", data[: len(data) - len(data) % 4]))
+    buffer = b""
+    while len(buffer) < _LENGTH.size:
+        chunk = conn.recv(_LENGTH.size - len(buffer))
+        if not chunk:
+            raise ConnectionError("client left")
+        buffer += chunk
+    (size,) = _LENGTH.unpack(buffer)
+    body = b""
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            raise ConnectionError("client left")
+        body += chunk
+    if message != b"R" or len(fds) != 3:
+        raise ConnectionError("not a request")
+    return json.loads(body), fds
+
+
+def _send(conn: socket.socket, **message: Any) -> None:
+    try:
+        conn.sendall(json.dumps(message).encode() + b"\n")
+    except OSError:
+        pass
+
+
+def _decline_reason(request: dict[str, Any]) -> str | None:
+    env = request.get("env") or {}
+    for name in STARTUP_ONLY:
+        if env.get(name) != os.environ.get(name):
+            return f"{name} differs"
+    return None
+
+
+def _std_streams(env: dict[str, str]) -> None:
+    """New sys.stdin/stdout/stderr over fds 0-2, built as the interpreter builds them at startup."""
+    import io
+
+    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+    encoding = sys.stdout.encoding if sys.stdout is not None else "utf-8"
+    errors = sys.stdout.errors if sys.stdout is not None else "strict"
+
+    def stream(fd: int, mode: str, stream_errors: str, line_buffering: bool) -> io.TextIOWrapper:
+        raw = io.FileIO(fd, mode, closefd=False)
+        buffered: Any = raw if (unbuffered and mode == "w") else (
+            io.BufferedWriter(raw) if mode == "w" else io.BufferedReader(raw))
+        return io.TextIOWrapper(buffered, encoding=encoding, errors=stream_errors, newline="\n",
+                                line_buffering=line_buffering, write_through=unbuffered and mode == "w")
+
+    sys.stdin = sys.__stdin__ = stream(0, "r", errors, False)
+    sys.stdout = sys.__stdout__ = stream(1, "w", errors, os.isatty(1))
+    sys.stderr = sys.__stderr__ = stream(2, "w", "backslashreplace", True)
+
+
+def _exit_code(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value & 0xFF
+    try:
+        print(value, file=sys.stderr)
+    except Exception:
+        pass
+    return 1
+
+
+def _run_child(request: dict[str, Any], fds: list[int], real_script: str) -> None:
+    """In the forked child: become the process the client stands for, run `amplifier`, exit. Never returns."""
+    code = 1
+    die_by: int | None = None
+    try:
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1,
+                       signal.SIGUSR2, signal.SIGWINCH):
+            signal.signal(number, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target, inheritable=True)
+        os.closerange(3, 1 << 16)  # the server's sockets and the received copies
+        os.chdir(request["cwd"])
+        os.umask(request["umask"])
+        import resource
+
+        for name, (soft, hard) in request["rlimits"].items():
+            try:
+                resource.setrlimit(getattr(resource, name), (soft, hard))
+            except (AttributeError, ValueError, OSError):
+                pass  # a limit this server may not raise again stays lower, as it already is
+        os.environ.clear()
+        os.environ.update(request["env"])
+        _std_streams(request["env"])
+        sys.argv = [real_script, *request["argv"]]
+        sys.path[0] = os.path.dirname(real_script)  # where a script's interpreter starts looking, not this folder
+        from amplifier_cli.__main__ import main
+
+        try:
+            main()
+            code = 0
+        except SystemExit as exit_:
+            code = _exit_code(exit_.code)
+        except KeyboardInterrupt:
+            sys.excepthook(*sys.exc_info())
+            die_by = signal.SIGINT
+        except BaseException:
+            sys.excepthook(*sys.exc_info())
+            code = 1
+        import atexit
+        import threading
+
+        threading._shutdown()  # type: ignore[attr-defined]  # as the interpreter does before exiting
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                code = 120 if code == 0 else code
+    finally:
+        if die_by is not None:
+            signal.signal(die_by, signal.SIG_DFL)
+            os.kill(os.getpid(), die_by)
+        os._exit(code)
+
+
+class Server:
+    def __init__(self, path: str, real_script: str) -> None:
+        self.real_script = real_script
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(64)
+        self.selector = selectors.DefaultSelector()
+        self.children: dict[int, socket.socket] = {}
+        self.wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wakeup fd hears of exits
+        self.selector.register(self.listener, selectors.EVENT_READ, "accept")
+        self.selector.register(self.wake_read, selectors.EVENT_READ, "reap")
+        self.selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "parent")
+
+    def serve(self) -> None:
+        while True:
+            for key, _events in self.selector.select():
+                if key.data == "accept":
+                    self._accept()
+                elif key.data == "reap":
+                    os.read(self.wake_read, 512)
+                    self._reap()
+                elif key.data == "parent":
+                    if not os.read(sys.stdin.fileno(), 512):
+                        self._stop()
+                        return
+                else:
+                    self._client_left(key.data, key.fileobj)  # type: ignore[arg-type]
+
+    def _accept(self) -> None:
+        conn, _ = self.listener.accept()
+        conn.settimeout(10)
+        try:
+            request, fds = _read_request(conn)
+        except (OSError, ValueError):
+            conn.close()
+            return
+        reason = _decline_reason(request)
+        if reason is not None:
+            for fd in fds:
+                os.close(fd)
+            _send(conn, decline=reason)
+            conn.close()
+            return
+        pid = os.fork()
+        if pid == 0:
+            _run_child(request, fds, self.real_script)
+        for fd in fds:
+            os.close(fd)
+        self.children[pid] = conn
+        _send(conn, pid=pid)
+        conn.setblocking(False)
+        self.selector.register(conn, selectors.EVENT_READ, pid)
+        self._reap()  # a child that ended before its connection was registered
+
+    def _reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = self.children.pop(pid, None)
+            if conn is None:
+                continue
+            if os.WIFSIGNALED(status):
+                _send(conn, signal=os.WTERMSIG(status))
+            else:
+                _send(conn, exit=os.waitstatus_to_exitcode(status))
+            try:
+                self.selector.unregister(conn)
+            except (KeyError, ValueError):
+                pass  # its client had left
+            conn.close()
+
+    def _client_left(self, pid: int, conn: socket.socket) -> None:
+        try:
+            if conn.recv(64):
+                return  # clients send nothing more; ignore stray bytes
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        self.selector.unregister(conn)
+        try:
+            os.killpg(pid, signal.SIGKILL)  # its client was killed: so is the child, as the real process would be
+        except OSError:
+            pass
+
+    def _stop(self) -> None:
+        for pid in list(self.children):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def main() -> None:
+    path, real_script = sys.argv[1], sys.argv[2]
+    _preload()
+    server = Server(path, real_script)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    server.serve()
+
+
+if __name__ == "__main__":
+    main()
