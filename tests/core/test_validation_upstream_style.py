@@ -21,11 +21,17 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def run_module_suite(pytester: pytest.Pytester, repository: str) -> pytest.RunResult:
-    """Copy the module repository under pytester's directory and run its tests/ as its author would."""
+    """Copy the module repository under pytester's directory and run its tests/ as its author would, with the
+    two plugins such a suite uses (the kernel's and pytest-asyncio) named, and no other one loaded: the plugins this
+    environment has for other reasons tripled the run's time."""
     copy = pytester.path / repository
     shutil.copytree(FIXTURES / repository, copy)
-    return pytester.runpytest_subprocess(str(copy / "tests"), "-p", "no:cacheprovider", "-rA", "-W",
-                                         "default", "-o", "asyncio_default_fixture_loop_scope=function")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        return pytester.runpytest_subprocess(str(copy / "tests"), "-p", "pytest_asyncio.plugin",
+                                             "-p", "amplifier_core.pytest_plugin",
+                                             "-p", "no:cacheprovider", "-rA", "-W", "default",
+                                             "-o", "asyncio_default_fixture_loop_scope=function")
 
 
 def test_context_with_upstream_should_compact_signature_passes_the_behavioural_suite(pytester) -> None:
