@@ -19,19 +19,22 @@ import struct
 import sys
 from typing import Any
 
-# What every `amplifier` process imports, and what takes seconds of it: the provider SDKs (anthropic alone imports
-# ~3,500 modules), pydantic, the terminal libraries, the MCP and OpenTelemetry SDKs, the kernel, the app's entry
-# points and the bundled modules (amplifier.modules entry points). Imports only: none of these reads the
-# environment or the working directory when imported (the app's settings, paths and caches are read when used).
+# What `amplifier` processes import, and what takes seconds of it: the provider SDKs (anthropic alone imports ~3,500
+# modules) and what they import lazily on first use (their HTTP stack, resources, streaming helpers), pydantic, the
+# terminal libraries, the MCP and OpenTelemetry SDKs, the shell parser; then every module of the kernel, the support
+# package, the app and the bundled modules (PACKAGES, walked). Imports only: nothing here reads the environment or
+# the working directory when imported (the app's settings, paths and limits are read when used).
 PRELOAD = (
-    "anthropic", "openai", "pydantic", "yaml", "typer", "click", "rich.console", "rich.markdown", "rich.table",
-    "rich.live", "prompt_toolkit", "prompt_toolkit.shortcuts", "mcp", "mcp.client.stdio",
+    "anthropic", "anthropic.resources", "anthropic.lib.streaming", "openai", "openai.resources",
+    "openai.lib.streaming", "httpx2", "httpcore2", "h11", "anyio._backends._asyncio", "truststore", "pydantic",
+    "yaml", "typer", "click", "rich.console", "rich.markdown", "rich.table", "rich.live", "rich._emoji_codes",
+    "prompt_toolkit", "prompt_toolkit.shortcuts", "prompt_toolkit.input.vt100", "mcp", "mcp.client.stdio",
     "mcp.client.streamable_http", "opentelemetry.sdk.trace", "opentelemetry.sdk.metrics",
     "opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.proto.http.metric_exporter",
-    "amplifier_core", "amplifier_core.validation", "amplifier_support.sandbox", "amplifier_support.agent_loop",
-    "amplifier_cli.__main__", "amplifier_cli.main", "amplifier_cli.commands.launch", "amplifier_cli.ui.oneshot",
-    "amplifier_cli.sessions.factory", "amplifier_cli.ui.repl.app",
+    "tree_sitter", "tree_sitter_bash", "concurrent.futures.thread", "encodings.idna", "encodings.utf_8_sig",
 )
+PACKAGES = ("amplifier_core", "amplifier_support", "amplifier_cli")
+SKIPPED = ("amplifier_core.pytest_plugin", "amplifier_core.validation.behavioral")  # test-time code: imports pytest
 # Variables read only when an interpreter starts: a client whose environment differs in one gets a cold start.
 STARTUP_ONLY = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
                 "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONOPTIMIZE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX",
@@ -45,7 +48,7 @@ def _preload() -> None:
     from importlib.metadata import entry_points
 
     bundled = sorted({entry.module for entry in entry_points(group="amplifier.modules")})
-    for name in (*PRELOAD, *bundled):
+    for name in (*PRELOAD, *_walk(PACKAGES), *_walk(bundled)):
         try:
             importlib.import_module(name)
         except Exception:  # a missing library only makes its children start colder
@@ -54,6 +57,24 @@ def _preload() -> None:
 
     gc.collect()
     gc.freeze()  # the children share these pages instead of copying them when the collector walks them
+
+
+def _walk(packages: Any) -> list[str]:
+    """Every module of ``packages`` (the packages themselves first), but for SKIPPED."""
+    import importlib
+    import pkgutil
+
+    names: list[str] = []
+    for package in packages:
+        try:
+            module = importlib.import_module(package)
+        except Exception:
+            continue
+        names.append(package)
+        for info in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{package}."):
+            if not info.name.startswith(SKIPPED) and not info.name.rsplit(".", 1)[-1].startswith("test"):
+                names.append(info.name)
+    return names
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
