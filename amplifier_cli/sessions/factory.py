@@ -236,7 +236,7 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability(SESSION_TRANSCRIPT_PATH, str(record.transcript_path))
     coordinator.register_capability(APPROVAL_RULES, saved_rules(located.settings))
     # the profile's `sandbox:` and `--sandbox`, which the confined modules (tool-bash, hook-shell) apply to their own
-    # keys at mount; a sub-agent gets its parent's (the spawner passes both among `capabilities`)
+    # keys at mount; a sub-agent's request carries its parent's --sandbox (spawner.py)
     sandbox = session_sandbox(built.profile.sandbox, request.sandbox)
     coordinator.register_capability(SESSION_SANDBOX, sandbox)
     coordinator.register_capability(SESSION_SANDBOX_MODE, plan_sandbox_mode(built.plan, sandbox))

@@ -54,14 +54,8 @@ def main() -> None:
                        "umask": mask}).encode()
     conn.sendmsg([b"R"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
     conn.sendall(struct.pack("!I", len(body)) + body)
-    reader = conn.makefile("rb")
-    while True:
-        try:
-            line = reader.readline()
-            break
-        except InterruptedError:
-            continue
-    reply = json.loads(line or b'{"decline": "no answer"}')
+    reader = conn.makefile("rb")  # a signal during a read runs `forward` and the read goes on (PEP 475)
+    reply = json.loads(reader.readline() or b'{"decline": "no answer"}')
     if "decline" in reply:
         conn.close()
         cold()
@@ -69,13 +63,7 @@ def main() -> None:
     child.append(reply["pid"])
     for number in pending:
         forward(number, None)
-    while True:
-        try:
-            line = reader.readline()
-            break
-        except InterruptedError:
-            continue
-    ended = json.loads(line or b'{"exit": 1}')
+    ended = json.loads(reader.readline() or b'{"exit": 1}')
     if "signal" in ended:
         for number in FORWARDED:
             signal.signal(number, signal.SIG_DFL)
