@@ -46,15 +46,16 @@ class AmplifierGroup(TyperGroup):
             raise typer.Exit(report_failure(exc, verbose=verbose)) from None
 
 
-app = typer.Typer(
-    name="amplifier",
-    cls=AmplifierGroup,
-    help="Run AI agents assembled from modules, described by YAML profiles (mount plans).",
-    no_args_is_help=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+_APP_SETTINGS: dict[str, Any] = {
+    "name": "amplifier",
+    "cls": AmplifierGroup,
+    "help": "Run AI agents assembled from modules, described by YAML profiles (mount plans).",
+    "no_args_is_help": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+}
+app = typer.Typer(**_APP_SETTINGS)
 
 
 def _version_callback(value: bool) -> None:
@@ -109,16 +110,64 @@ def root(
     typer.echo(ctx.get_help())
 
 
+# command name -> the commands and groups its file registers (a Typer holding just those)
+_PARTS: dict[str, typer.Typer] = {}
+# the root's options that take a value: skipped when looking for the command a line names
+_ROOT_VALUE_OPTIONS = frozenset({"--profile", "-P", "--provider", "--model", "-m", "--resume", "-r", "--approval",
+                                 "--sandbox"})
+_ROOT_FLAGS = frozenset({"--verbose", "-v"})
+
+
 def _register_command_modules() -> None:
     import importlib
 
+    from typer.main import get_command_name
+
     for name in COMMAND_MODULES:
-        importlib.import_module(f"amplifier_cli.commands.{name}").register(app)
+        part = typer.Typer()
+        importlib.import_module(f"amplifier_cli.commands.{name}").register(part)
+        for command in part.registered_commands:
+            _PARTS[command.name or get_command_name(command.callback.__name__)] = part  # type: ignore[union-attr]
+        for group in part.registered_groups:
+            _PARTS[str(group.name or group.typer_instance.info.name)] = part  # type: ignore[union-attr]
+        app.registered_commands.extend(part.registered_commands)
+        app.registered_groups.extend(part.registered_groups)
 
 
 _register_command_modules()
 
 
+def _command_named(arguments: list[str]) -> str | None:
+    """The command a command line names after the root's options, or None (help, the chat, anything unusual)."""
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        if word in _ROOT_VALUE_OPTIONS:
+            index += 2
+        elif word in _ROOT_FLAGS or word.split("=", 1)[0] in _ROOT_VALUE_OPTIONS:
+            index += 1
+        else:
+            return word if word in _PARTS else None
+    return None
+
+
+def app_for(arguments: list[str]) -> typer.Typer:
+    """The app, with only the commands of the file that defines the command ``arguments`` name, when they name
+    one: Typer turns every registered command into a click command on each call (about 70 commands, 60-100 ms),
+    which `amplifier session list` and the like would pay for nothing. Help, the chat and errors get the whole
+    app."""
+    name = _command_named(arguments)
+    if name is None:
+        return app
+    only = typer.Typer(**_APP_SETTINGS)
+    only.registered_callback = app.registered_callback
+    only.registered_commands.extend(_PARTS[name].registered_commands)
+    only.registered_groups.extend(_PARTS[name].registered_groups)
+    return only
+
+
 def main() -> None:
     """Console-script entry point."""
-    app(prog_name="amplifier")
+    import sys
+
+    app_for(sys.argv[1:])(prog_name="amplifier")

@@ -14,12 +14,12 @@ from typer.testing import CliRunner, Result
 
 @pytest.fixture
 def cli() -> Callable[..., Result]:
-    from amplifier_cli.main import app
+    from amplifier_cli.main import app_for
 
     runner = CliRunner()
 
     def invoke(*args: str) -> Result:
-        return runner.invoke(app, list(args))
+        return runner.invoke(app_for(list(args)), list(args))  # as the console script builds it
 
     return invoke
 
