@@ -68,7 +68,7 @@ def _walk(packages: Any) -> list[str]:
     for package in packages:
         try:
             module = importlib.import_module(package)
-        except Exception:
+        except Exception:  # a package that does not import is not preloaded; its children import it themselves
             continue
         names.append(package)
         for info in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{package}."):
@@ -83,22 +83,26 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.extend(struct.unpack(f"{len(data) // 4}i", data[: len(data) - len(data) % 4]))
-    buffer = b""
-    while len(buffer) < _LENGTH.size:
-        chunk = conn.recv(_LENGTH.size - len(buffer))
+    try:
+        (size,) = _LENGTH.unpack(_receive(conn, _LENGTH.size))
+        body = _receive(conn, size)
+        if message != b"R" or len(fds) != 3:
+            raise ConnectionError("not a request")
+        return json.loads(body), fds
+    except BaseException:
+        for fd in fds:  # what a broken request handed over is not kept open
+            os.close(fd)
+        raise
+
+
+def _receive(conn: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
         if not chunk:
             raise ConnectionError("client left")
-        buffer += chunk
-    (size,) = _LENGTH.unpack(buffer)
-    body = b""
-    while len(body) < size:
-        chunk = conn.recv(size - len(body))
-        if not chunk:
-            raise ConnectionError("client left")
-        body += chunk
-    if message != b"R" or len(fds) != 3:
-        raise ConnectionError("not a request")
-    return json.loads(body), fds
+        data += chunk
+    return data
 
 
 def _send(conn: socket.socket, **message: Any) -> None:
