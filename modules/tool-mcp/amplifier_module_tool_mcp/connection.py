@@ -234,7 +234,10 @@ class ServerConnection:
             raise ServerUnavailable(f"command not found: {command}")
         argv = [found, *args]
         if self.settings.guard_processes and sys.platform.startswith("linux"):
-            argv = [sys.executable, "-m", "amplifier_module_tool_mcp.process_guard", str(os.getpid()), *argv]
+            # run as a file, isolated and without site: `-m` would import this package first (the kernel, pydantic:
+            # about 0.5 s before each server starts); the guard needs only the standard library
+            guard = str(Path(__file__).with_name("process_guard.py"))
+            argv = [sys.executable, "-I", "-S", guard, str(os.getpid()), *argv]
         parameters = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None,
                                            cwd=cwd or (str(base) if base else None))
         return stdio_client(parameters, errlog=self._open_errlog())

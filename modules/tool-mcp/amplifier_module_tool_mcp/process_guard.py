@@ -1,5 +1,6 @@
-"""``python -m amplifier_module_tool_mcp.process_guard PARENT_PID COMMAND ARGS...``: exec COMMAND so that it
-gets SIGTERM when amplifier dies (Linux ``PR_SET_PDEATHSIG``, kept across exec).
+"""``python -I -S .../process_guard.py PARENT_PID COMMAND ARGS...``: exec COMMAND so that it gets SIGTERM when
+amplifier dies (Linux ``PR_SET_PDEATHSIG``, kept across exec). Run as a file, not with ``-m``, so starting it
+imports only the standard library, not this package.
 
 A stdio server normally exits when its stdin closes; this covers the ones that do not, when amplifier itself
 is killed (SIGKILL leaves no chance to clean up). The server is its own process-group leader (the SDK starts
@@ -18,7 +19,7 @@ _PR_SET_PDEATHSIG = 1
 
 def main(argv: list[str]) -> int:
     if len(argv) < 2 or not argv[0].isdigit():
-        print("usage: python -m amplifier_module_tool_mcp.process_guard PARENT_PID COMMAND [ARGS...]", file=sys.stderr)
+        print("usage: python -I -S process_guard.py PARENT_PID COMMAND [ARGS...]", file=sys.stderr)
         return 2
     parent, argv = int(argv[0]), argv[1:]
     try:
