@@ -13,10 +13,17 @@ from typing import Any
 
 import pytest
 from fakeapi import ToolCall, Turn
-from testkit.agent_profiles import DUMMY_KEY, is_agent, is_parent, write_agent, write_profile
+from testkit.agent_profiles import (
+    DUMMY_KEY,
+    READER_MARK,
+    is_agent,
+    is_parent,
+    script_delegation,
+    write_agent,
+    write_profile,
+)
 from warmstart import amplifier_command
 
-READER_MARK = "READER-AGENT-MARK"
 TIMEOUT = 60
 
 
@@ -71,13 +78,7 @@ def test_agents_list_and_show_print_json_and_an_unknown_name_exits_2(project):
 
 def test_run_delegates_shows_the_child_indented_and_lists_it_under_the_parent(project, fake_api):
     child = is_agent(READER_MARK)
-    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "read data.txt"})]),
-                 when=lambda r: is_parent(r) and r.last_user_text == "what is the code?")
-    fake_api.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
-                 when=lambda r: child(r) and r.last_user_text == "read data.txt")
-    fake_api.add(Turn(text="The code is 4711."), when=lambda r: child(r) and "4711" in r.last_tool_result_text)
-    fake_api.add(Turn(text="Your code: 4711."),
-                 when=lambda r: is_parent(r) and "The code is 4711." in r.last_tool_result_text)
+    script_delegation(fake_api)
 
     result = run(project, "run", "-P", "agents-test", "what is the code?", server=fake_api)
 

@@ -14,13 +14,20 @@ from typing import Any
 
 import pytest
 from fakeapi import ToolCall, Turn
-from testkit.agent_profiles import PARENT_MARK, is_agent, is_parent, write_agent, write_profile
+from testkit.agent_profiles import (
+    PARENT_MARK,
+    READER_MARK,
+    is_agent,
+    is_parent,
+    script_delegation,
+    write_agent,
+    write_profile,
+)
 
 from amplifier_cli.config.paths import AmplifierPaths
 from amplifier_cli.sessions.factory import LiveSession, SessionRequest, open_session, session_store_for
 from amplifier_cli.sessions.spawner import SubAgentError
 
-READER_MARK = "READER-AGENT-MARK"
 WAIT = 30.0
 
 
@@ -68,18 +75,6 @@ def project(project_dir, anthropic_env):
     write_agent(project_dir, "reader", f"{READER_MARK}: you read files and report.")
     (project_dir / "data.txt").write_text("the launch code is 4711\n")
     return project_dir
-
-
-def script_delegation(server: Any) -> None:
-    """Parent -> task(reader) -> child read_file -> child answer -> parent answer."""
-    child = is_agent(READER_MARK)
-    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "read data.txt"})]),
-               when=lambda r: is_parent(r) and r.last_user_text == "what is the code?")
-    server.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
-               when=lambda r: child(r) and r.last_user_text == "read data.txt")
-    server.add(Turn(text="The code is 4711."), when=lambda r: child(r) and "4711" in r.last_tool_result_text)
-    server.add(Turn(text="Your code: 4711."),
-               when=lambda r: is_parent(r) and "The code is 4711." in r.last_tool_result_text)
 
 
 async def test_parent_delegates_child_runs_a_tool_and_the_parent_continues_with_its_answer(project, opened,

@@ -11,6 +11,7 @@ import yaml
 
 DUMMY_KEY = "sk-ant-agents-test-dummy-000000000000"
 PARENT_MARK = "PARENT-SYSTEM-MARK"
+READER_MARK = "READER-AGENT-MARK"  # in the instruction of the `reader` agent the delegation tests write
 FAST = {"max_retries": 0, "min_retry_delay": 0.01, "max_retry_delay": 0.02, "retry_jitter": False}
 
 
@@ -50,3 +51,18 @@ def is_agent(mark: str):
         return mark in request.system_text and PARENT_MARK not in request.system_text
 
     return predicate
+
+
+def script_delegation(server: Any) -> None:
+    """Parent -> task(reader) -> child read_file(data.txt) -> child answers "The code is 4711." -> parent answers
+    "Your code: 4711." (the project holds a `reader` agent whose instruction has READER_MARK, and data.txt)."""
+    from fakeapi import ToolCall, Turn
+
+    child = is_agent(READER_MARK)
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "read data.txt"})]),
+               when=lambda r: is_parent(r) and r.last_user_text == "what is the code?")
+    server.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "data.txt"})]),
+               when=lambda r: child(r) and r.last_user_text == "read data.txt")
+    server.add(Turn(text="The code is 4711."), when=lambda r: child(r) and "4711" in r.last_tool_result_text)
+    server.add(Turn(text="Your code: 4711."),
+               when=lambda r: is_parent(r) and "The code is 4711." in r.last_tool_result_text)
