@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,14 @@ instruction: You are the REPL test assistant.
 def amplifier_binary() -> str:
     """The installed `amplifier`, started warm (tests/support/warmstart)."""
     return amplifier_command()[0]
+
+
+def wait_until_read(fifo: Path) -> None:
+    """Block until a tool's shell command writes to ``fifo`` (proof that it is running), 30 s at most."""
+    reader = threading.Thread(target=fifo.read_text, daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive(), f"nothing was written to {fifo.name}: the command never started"
 
 
 class Chat:

@@ -10,6 +10,8 @@ from pathlib import Path
 import yaml
 from fakeapi import ToolCall, Turn
 
+from .conftest import wait_until_read
+
 
 def transcript_of(home: Path) -> list[dict]:
     [session_dir] = [path for path in (home / "data" / "sessions").iterdir() if path.is_dir()]
@@ -106,7 +108,7 @@ def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continu
 
     chat.send_line("slow-tool please")
     chat.expect("sleep 30")  # the tool line
-    _wait_until_read(running)  # the command itself is running now (the tool line comes just before)
+    wait_until_read(running)  # the command itself is running now (the tool line comes just before)
     chat.child.sendcontrol("c")
     chat.expect("Stopping after the running tool")
     chat.child.sendcontrol("c")
@@ -258,7 +260,7 @@ def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fak
     chat.expect("→ Allow once")
     # Only once the approved command runs is the question surely gone and the terminal back in the turn's
     # hands (before that, ^C may still be read as a key by the closing question).
-    _wait_until_read(started)
+    wait_until_read(started)
     chat.child.sendcontrol("c")  # the approval question has closed; Ctrl-C belongs to the turn again
     chat.expect("Stopping")
     chat.child.sendcontrol("c")
@@ -311,14 +313,6 @@ def test_output_of_a_parallel_tool_lands_above_an_open_approval_question(spawn_c
     chat.expect("after-both")
     chat.prompt()
     assert chat.exit() == 0
-
-
-def _wait_until_read(fifo: Path) -> None:
-    """Block until a tool's shell command writes to ``fifo`` (proof that it is running)."""
-    reader = threading.Thread(target=fifo.read_text, daemon=True)
-    reader.start()
-    reader.join(timeout=30)
-    assert not reader.is_alive(), f"nothing was written to {fifo.name}: the command never started"
 
 
 def test_the_user_can_run_a_command_once_outside_the_sandbox_and_status_shows_it(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 from fakeapi import ToolCall, Turn
 
-from .conftest import PROMPT, amplifier_binary
+from .conftest import PROMPT, amplifier_binary, wait_until_read
 
 HINT = "Ctrl-C to interrupt"
 ERASE = "\r\x1b[K"
@@ -24,13 +24,6 @@ def _erased_after_last_draw(raw: str) -> bool:
         return False
     tail = tail[len("\x1b[K"):]
     return tail.removeprefix("^C").startswith(ERASE)
-
-
-def _wait_until_read(fifo: Path) -> None:
-    reader = threading.Thread(target=fifo.read_text, daemon=True)
-    reader.start()
-    reader.join(timeout=30)
-    assert not reader.is_alive(), f"nothing was written to {fifo.name}: the command never started"
 
 
 def test_the_indicator_shows_while_the_model_is_slow_and_is_erased_before_the_answer_and_on_interrupt(
@@ -75,7 +68,7 @@ def test_the_indicator_names_a_slow_tool_while_it_runs_and_is_gone_after(
     chat.ready()
     chat.send_line("slow tool please")
     chat.expect("cat release.fifo")  # the tool line
-    _wait_until_read(running)  # the command runs now
+    wait_until_read(running)  # the command runs now
     chat.child.expect_exact("Running bash… ")
     chat.child.expect_exact(HINT)
     seen = chat.child.before + chat.child.after
