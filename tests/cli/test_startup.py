@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from warmstart import real_amplifier_command  # startup is about the installed command itself, never warm
 
 HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx", "opentelemetry")
 
@@ -53,20 +54,15 @@ def test_what_the_chat_reads_before_its_prompt_leaves_the_kernel_to_the_warm_up_
     assert result.stdout.strip() == "[]"
 
 
-def _installed_amplifier() -> list[str]:
-    script = Path(sys.executable).with_name("amplifier")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "amplifier_cli"]
-
-
 def test_installed_command_prints_its_version() -> None:
     from amplifier_cli import __version__
 
-    result = subprocess.run([*_installed_amplifier(), "--version"], capture_output=True, text=True, check=False)
+    result = subprocess.run([*real_amplifier_command(), "--version"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and result.stdout.strip() == f"amplifier {__version__}"
 
 
 def test_installed_command_lists_bundled_profiles_as_json(tmp_path: Path) -> None:
-    result = subprocess.run([*_installed_amplifier(), "profile", "list", "--json"], capture_output=True,
+    result = subprocess.run([*real_amplifier_command(), "profile", "list", "--json"], capture_output=True,
                             text=True, check=False, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert {"default", "minimal", "demo"} <= {row["name"] for row in json.loads(result.stdout)}
@@ -79,7 +75,7 @@ def test_installed_command_exits_2_with_a_one_line_error_for_a_bad_profile(tmp_p
     from testkit.trust import trust_project_now
 
     trust_project_now(tmp_path)
-    result = subprocess.run([*_installed_amplifier(), "profile", "show", "bad"], capture_output=True, text=True,
+    result = subprocess.run([*real_amplifier_command(), "profile", "show", "bad"], capture_output=True, text=True,
                             check=False, cwd=tmp_path)
     assert result.returncode == 2
     assert "bad.yaml:2: toolz: unknown key 'toolz' (fix: did you mean 'tools'?)" in result.stderr
@@ -89,6 +85,6 @@ def test_installed_command_exits_2_with_a_one_line_error_for_a_bad_profile(tmp_p
 def test_shell_completion_script_is_available() -> None:
     # Typer finds the shell from the parent process (shellingham): start it from bash, as a user would, so the
     # test does not depend on what started pytest ("; exit" keeps bash from exec-ing the command in its place)
-    command = " ".join(shlex.quote(part) for part in [*_installed_amplifier(), "--show-completion"])
+    command = " ".join(shlex.quote(part) for part in [*real_amplifier_command(), "--show-completion"])
     result = subprocess.run(["bash", "-c", f"{command}; exit $?"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "_amplifier_completion" in result.stdout
