@@ -12,7 +12,8 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,16 @@ def _machine_output(args: tuple[str, ...]) -> bool:
     pairs = itertools.pairwise(args)
     return any(flag in ("-o", "--output-format") and value in ("json", "stream-json") for flag, value in pairs) or \
         any(arg in ("--output-format=json", "--output-format=stream-json") for arg in args)
+
+
+def in_thread(action: Callable[[], Any], what: str, wait: float = 30.0) -> Any:
+    """Run a blocking FIFO open/read with a deadline, so a broken run fails the test instead of hanging it."""
+    box: list[str] = []
+    worker = threading.Thread(target=lambda: box.append(action()), daemon=True)
+    worker.start()
+    worker.join(wait)
+    assert box, f"timed out waiting for {what}"
+    return box[0]
 
 
 class E2E:

@@ -13,17 +13,9 @@ from fakeapi import ToolCall, Turn
 
 from amplifier_cli.sessions.store import INTERRUPTED_RESULT
 
+from .conftest import in_thread
+
 WAIT = 30.0
-
-
-def _in_thread(action, what: str) -> str:
-    """Run a blocking FIFO open/read with a deadline, so a broken run fails the test instead of hanging it."""
-    box: list[str] = []
-    worker = threading.Thread(target=lambda: box.append(action()), daemon=True)
-    worker.start()
-    worker.join(WAIT)
-    assert box, f"timed out waiting for {what}"
-    return box[0]
 
 
 def test_sigint_while_the_model_answers_exits_130_and_the_session_resumes(e2e_api) -> None:
@@ -70,11 +62,11 @@ def test_kill_9_during_a_tool_call_loses_only_the_result_and_resume_repairs_it(e
     e2e_api.profile("fake", tools=("tool-bash",))
     child = e2e_api.spawn("run", "-P", "fake", "run the slow command")
     try:
-        assert _in_thread(ready.read_text, "the bash tool to start").strip() == "started"
+        assert in_thread(ready.read_text, "the bash tool to start").strip() == "started"
         child.send_signal(signal.SIGKILL)
         child.communicate(timeout=WAIT)
     finally:
-        _in_thread(lambda: release.write_text(""), "the blocked command to let go")  # end the orphaned `cat`
+        in_thread(lambda: release.write_text(""), "the blocked command to let go")  # end the orphaned `cat`
     assert child.returncode == -signal.SIGKILL
 
     session = e2e_api.only_session()
@@ -105,7 +97,7 @@ def test_first_sigint_during_a_tool_lets_it_finish_then_stops_with_130(e2e) -> N
                 script=[{"tool_calls": [{"name": "bash", "arguments": {"command": command}, "id": "call_slow"}]},
                         "the model must not be asked again"])
     child = e2e.spawn("run", "-P", "scripted", "run the slow command")
-    assert _in_thread(ready.read_text, "the bash tool to start").strip() == "started"
+    assert in_thread(ready.read_text, "the bash tool to start").strip() == "started"
     child.send_signal(signal.SIGINT)
 
     def until_acknowledged() -> str:
@@ -116,8 +108,8 @@ def test_first_sigint_during_a_tool_lets_it_finish_then_stops_with_130(e2e) -> N
             seen += line
         return seen
 
-    _in_thread(until_acknowledged, "the graceful-stop notice")
-    _in_thread(lambda: release.write_text("released\n"), "the tool to read its release")
+    in_thread(until_acknowledged, "the graceful-stop notice")
+    in_thread(lambda: release.write_text("released\n"), "the tool to read its release")
     stdout, stderr = child.communicate(timeout=WAIT)
     assert child.returncode == 130
     assert stdout == ""

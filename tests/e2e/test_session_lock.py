@@ -5,7 +5,8 @@ and `session delete` keep it, and once the first ends nothing it wrote is lost."
 from __future__ import annotations
 
 import os
-import threading
+
+from .conftest import in_thread
 
 WAIT = 30.0
 HOLD = "echo started > ready.fifo && cat release.fifo"
@@ -15,16 +16,6 @@ SCRIPT = [
     {"text": "held answer", "match": "released"},
     {"text": "second answer", "match": "second question"},
 ]
-
-
-def _in_thread(action, what: str) -> str:
-    """A blocking FIFO open with a deadline, so a broken run fails the test instead of hanging it."""
-    box: list[str] = []
-    worker = threading.Thread(target=lambda: box.append(action()), daemon=True)
-    worker.start()
-    worker.join(WAIT)
-    assert box, f"timed out waiting for {what}"
-    return box[0]
 
 
 def test_a_second_process_cannot_open_a_session_that_is_open_and_nothing_is_lost(e2e) -> None:
@@ -37,7 +28,7 @@ def test_a_second_process_cannot_open_a_session_that_is_open_and_nothing_is_lost
 
     holder = e2e.spawn("run", "--resume", session.name, "hold it", cold=True)  # its pid is in the message
     try:
-        assert _in_thread(ready.read_text, "the first process to be mid-turn").strip() == "started"
+        assert in_thread(ready.read_text, "the first process to be mid-turn").strip() == "started"
 
         second = e2e.run("run", "--resume", session.name, "second question")
         assert second.returncode == 1, second.stderr
@@ -52,7 +43,7 @@ def test_a_second_process_cannot_open_a_session_that_is_open_and_nothing_is_lost
         delete = e2e.run("session", "delete", session.name, "-f")
         assert delete.returncode == 1 and "open in another amplifier" in delete.stderr and session.is_dir()
     finally:
-        _in_thread(lambda: release.write_text("released\n") or "", "the held tool to read its release")
+        in_thread(lambda: release.write_text("released\n") or "", "the held tool to read its release")
     stdout, stderr = holder.communicate(timeout=WAIT)
     assert holder.returncode == 0, stderr
     assert stdout == "held answer\n"

@@ -8,12 +8,11 @@ import os
 import select
 import signal
 import subprocess
-import threading
 
 import pytest
 from warmstart import real_amplifier_command, warm_amplifier_command
 
-from .conftest import TIMEOUT
+from .conftest import TIMEOUT, in_thread
 
 
 def _run(e2e, command: list[str], *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -49,12 +48,7 @@ def test_killing_the_launcher_kills_its_amplifier(e2e) -> None:
     launcher = subprocess.Popen([*warm_amplifier_command(), "run", "-P", "scripted", "hold"], cwd=e2e.project,
                                 env=e2e.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-    box: list[str] = []
-    reader = threading.Thread(target=lambda: box.append(ready.read_text()), daemon=True)
-    reader.start()
-    reader.join(TIMEOUT)
-    assert box, "the bash tool never started"
-    amplifier_pid = int(box[0])
+    amplifier_pid = int(in_thread(ready.read_text, "the bash tool to start", TIMEOUT))
     assert amplifier_pid != launcher.pid  # a warm start: amplifier runs in the server's child
     watch = os.pidfd_open(amplifier_pid)
     try:
