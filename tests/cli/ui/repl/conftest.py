@@ -66,6 +66,12 @@ class Chat:
     def send_line(self, text: str) -> None:
         self.child.send(text + "\r")
 
+    def exchange(self, text: str, answer: str) -> None:
+        """Send ``text``, wait for ``answer`` to be printed, then for the next prompt: one whole turn or command."""
+        self.send_line(text)
+        self.expect(answer)
+        self.prompt()
+
     def ready(self) -> None:
         """Wait until the session is open and the prompt is shown."""
         self.expect("· session ")

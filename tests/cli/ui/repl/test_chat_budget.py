@@ -14,12 +14,8 @@ def test_the_chat_stops_at_its_token_budget_and_makes_no_more_calls(spawn_chat, 
     fake_api.add(Turn(text="never-sent"), repeat=True)
     chat = spawn_chat("run", "--max-total-tokens", "1000")
     chat.ready()
-    chat.send_line("write a file")
-    chat.expect("token budget reached: used 1100 tokens of 1000 tokens")
-    chat.prompt()
-    chat.send_line("and another")
-    chat.expect("no more model calls in this chat")
-    chat.prompt()
+    chat.exchange("write a file", "token budget reached: used 1100 tokens of 1000 tokens")
+    chat.exchange("and another", "no more model calls in this chat")
     assert chat.exit() == 0
     assert len(fake_api.requests) == 1
 
@@ -31,18 +27,10 @@ def test_slash_fork_continues_in_a_copy_up_to_the_turn_under_the_same_sandbox(sp
     fake_api.add(Turn(text="said-three"), when_last_user_contains="third")
     chat = spawn_chat("run", "--sandbox", "read-only")
     chat.ready()
-    chat.send_line("first")
-    chat.expect("said-one")
-    chat.prompt()
-    chat.send_line("second")
-    chat.expect("said-two")
-    chat.prompt()
-    chat.send_line("/fork 1")
-    chat.expect("now in the fork")
-    chat.prompt()
-    chat.send_line("third")
-    chat.expect("said-three")
-    chat.prompt()
+    chat.exchange("first", "said-one")
+    chat.exchange("second", "said-two")
+    chat.exchange("/fork 1", "now in the fork")
+    chat.exchange("third", "said-three")
     chat.send_line("/status")
     status = chat.expect("sandbox: ") + chat.prompt()
     assert "read-only (Landlock ABI" in status  # --sandbox holds in the session switched to
@@ -77,8 +65,6 @@ def test_slash_rewind_shows_the_diff_asks_and_keeps_hand_edits(spawn_chat, fake_
     chat.prompt()
     assert (chat_project / "b.txt").read_text() == "beta\n" and not (chat_project / "c.txt").exists()
     assert (chat_project / "a.txt").read_text() == "mine, edited by hand\n"
-    chat.send_line("again")
-    chat.expect("fresh-start")
-    chat.prompt()
+    chat.exchange("again", "fresh-start")
     assert chat.exit() == 0
     assert fake_api.requests[-1].user_texts == ["again"]

@@ -14,9 +14,7 @@ def test_a_prompt_argument_opens_the_chat_with_it_as_the_first_message(spawn_cha
     chat.expect("❯ hi")
     chat.expect("hello-back", timeout=90)  # the SDK's first stream builds its models: slow on a busy machine
     chat.prompt()  # the chat waits for the next message
-    chat.send_line("next one")
-    chat.expect("second-answer")
-    chat.prompt()
+    chat.exchange("next one", "second-answer")
     assert chat.exit() == 0
     assert fake_api.requests[-1].user_texts == ["hi", "next one"]
 
@@ -29,15 +27,11 @@ def test_demo_profile_answers_three_messages_in_a_row(spawn_chat, chat_project) 
     from amplifier_cli.ui.repl.commands import COMMANDS
 
     assert all(name in listed for name, _, _ in COMMANDS) and "/compact" in listed and "/diff" in listed
-    chat.send_line("write the demo file")
-    chat.expect("I wrote amplifier-demo.txt")
-    chat.prompt()
+    chat.exchange("write the demo file", "I wrote amplifier-demo.txt")
     chat.send_line("second question")
     assert "no turn left" not in chat.expect('You said: "second question"')
     chat.prompt()
-    chat.send_line("third question")
-    chat.expect('You said: "third question"')
-    chat.prompt()
+    chat.exchange("third question", 'You said: "third question"')
     assert chat.exit() == 0
     assert (chat_project / "amplifier-demo.txt").exists()
 
@@ -50,9 +44,7 @@ def test_cost_shows_tokens_cache_reads_and_the_priced_cost_of_the_session(spawn_
                                                        cache_read_input_tokens=200)))
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("one")
-    chat.expect("answer-one")
-    chat.prompt()
+    chat.exchange("one", "answer-one")
     chat.send_line("/cost")
     shown = chat.expect("cost: ")
     value = chat.expect("\n")
@@ -67,9 +59,7 @@ def test_cost_says_so_when_the_model_has_no_price(spawn_chat, fake_api) -> None:
     fake_api.add(Turn(text="answer-one"))
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("one")
-    chat.expect("answer-one")
-    chat.prompt()
+    chat.exchange("one", "answer-one")
     chat.send_line("/cost")
     chat.expect("cost: ")
     assert chat.expect("\n").startswith("unknown: no price for claude-test")
@@ -86,9 +76,7 @@ def test_diff_shows_what_the_models_tools_changed_in_the_session(spawn_chat, fak
     chat.ready()
     chat.send_line("/diff")
     assert "No tool that can change files has run" in chat.expect("yet.")
-    chat.send_line("edit the notes")
-    chat.expect("edited-it")
-    chat.prompt()
+    chat.exchange("edit the notes", "edited-it")
     chat.send_line("/diff")
     shown = chat.expect("Undo with /rewind")
     assert "Changed by the model's tools in this session: notes.txt" in shown
@@ -105,9 +93,7 @@ def test_compact_summarizes_now_shows_a_receipt_and_the_chat_goes_on_from_the_su
     fake_api.add(Turn(text="after-compact-answer"), when_last_user_contains="next")
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("tell me about apples")
-    chat.expect("apples-answer")
-    chat.prompt()
+    chat.exchange("tell me about apples", "apples-answer")
     chat.send_line("/compact the apple varieties")
     receipt = chat.expect("The summary kept:")
     assert "context compacted:" in receipt and "→ 2 messages" in receipt and "tokens" in receipt
@@ -115,9 +101,7 @@ def test_compact_summarizes_now_shows_a_receipt_and_the_chat_goes_on_from_the_su
     summarize = fake_api.requests[-1]
     assert "Be sure to keep: the apple varieties" in summarize.user_texts[-1]
     assert "tell me about apples" in summarize.user_texts[-1]  # the conversation went to the summarizer
-    chat.send_line("next question")
-    chat.expect("after-compact-answer")
-    chat.prompt()
+    chat.exchange("next question", "after-compact-answer")
     assert chat.exit() == 0
     last = fake_api.requests[-1]
     assert last.user_texts == ["next question"] and "SUMMARY-TEXT" in last.system_text

@@ -24,9 +24,7 @@ def test_save_asks_before_overwriting_and_creates_no_folders_outside_the_project
     readme.write_text("# The project's own README\n")
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("hello")
-    chat.expect("the-reply")
-    chat.prompt()
+    chat.exchange("hello", "the-reply")
 
     chat.send_line("/save README.md")
     chat.expect("exists. Replace it")
@@ -62,9 +60,7 @@ def test_an_empty_chat_leaves_no_session_and_continue_resumes_the_last_real_one(
     sessions = amplifier_home / "data" / "sessions"
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("real question")
-    chat.expect("first-answer")
-    chat.prompt()
+    chat.exchange("real question", "first-answer")
     assert chat.exit() == 0
     [real] = [path for path in sessions.iterdir() if path.is_dir()]
 

@@ -30,9 +30,7 @@ def test_several_turns_stream_text_before_each_turn_ends(spawn_chat, fake_api) -
     gate.set()
     chat.expect("omega-chunk")
     chat.prompt()
-    chat.send_line("turn two")
-    chat.expect("second-answer")
-    chat.prompt()
+    chat.exchange("turn two", "second-answer")
     assert chat.exit() == 0
     assert fake_api.requests[-1].user_texts == ["turn one", "turn two"]
 
@@ -115,9 +113,7 @@ def test_ctrl_c_stops_a_slow_answer_and_a_tool_then_the_chat_goes_on_and_continu
     chat.expect("Interrupted")
     chat.prompt()
 
-    chat.send_line("after that")
-    chat.expect("after-interrupt-answer")
-    chat.prompt()
+    chat.exchange("after that", "after-interrupt-answer")
     assert chat.exit() == 0
 
     messages = transcript_of(amplifier_home)
@@ -141,9 +137,7 @@ def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home
     fake_api.add(Turn(text="other-model-reply"), when_last_user_contains="switched")
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("hello")
-    chat.expect("first-reply")
-    chat.prompt()
+    chat.exchange("hello", "first-reply")
 
     chat.send_line("/help")
     assert "/model" in chat.expect("Ctrl-D exits")
@@ -154,25 +148,15 @@ def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home
     chat.expect("bash")
     shown = chat.expect("instructions: ") + chat.prompt()
     assert "AGENTS.md" in shown.replace("\r\n", "").replace("\n", "")  # the long path may be wrapped
-    chat.send_line("/tools")
-    chat.expect("bash_output")
-    chat.prompt()
-    chat.send_line("/model claude-other")
-    chat.expect("Model for the next turns: anthropic · claude-other")
-    chat.prompt()
-    chat.send_line("switched now")
-    chat.expect("other-model-reply")
-    chat.prompt()
+    chat.exchange("/tools", "bash_output")
+    chat.exchange("/model claude-other", "Model for the next turns: anthropic · claude-other")
+    chat.exchange("switched now", "other-model-reply")
     assert fake_api.requests[-1].model == "claude-other"
 
-    chat.send_line("/save notes/chat.md")
-    chat.expect("Saved the conversation")
-    chat.prompt()
+    chat.exchange("/save notes/chat.md", "Saved the conversation")
     saved = (chat_project / "notes" / "chat.md").read_text()
     assert "## You" in saved and "hello" in saved and "other-model-reply" in saved
-    chat.send_line("/save chat.json")
-    chat.expect("Saved the conversation")
-    chat.prompt()
+    chat.exchange("/save chat.json", "Saved the conversation")
     assert json.loads((chat_project / "chat.json").read_text())["messages"][0]["role"] == "system"
 
     chat.send_line("/clear")
@@ -180,12 +164,8 @@ def test_slash_commands(spawn_chat, fake_api, chat_project: Path, amplifier_home
     chat.prompt()
     assert [message["role"] for message in transcript_of(amplifier_home)] == ["system", "system"]
 
-    chat.send_line("/stauts")
-    chat.expect("Did you mean /status?")
-    chat.prompt()
-    chat.send_line("/resume")
-    chat.expect("No other sessions")
-    chat.prompt()
+    chat.exchange("/stauts", "Did you mean /status?")
+    chat.exchange("/resume", "No other sessions")
     assert chat.exit() == 0
 
 
@@ -195,47 +175,33 @@ def test_file_mentions_shell_commands_and_multi_line_input(spawn_chat, fake_api,
     chat = spawn_chat("run")
     chat.ready()
 
-    chat.send_line("summarise @notes.txt")
-    chat.expect("ok-answer")
-    chat.prompt()
+    chat.exchange("summarise @notes.txt", "ok-answer")
     assert "the-file-content" in fake_api.requests[-1].last_user_text
 
-    chat.send_line("read @missing.txt")
-    chat.expect("no such file")
-    chat.prompt()
-    chat.send_line("!echo shell-$((6*7))")
-    chat.expect("shell-42")
-    chat.prompt()
+    chat.exchange("read @missing.txt", "no such file")
+    chat.exchange("!echo shell-$((6*7))", "shell-42")
     assert len(fake_api.requests) == 1  # neither was sent to the model
 
     chat.child.send("line one")
     chat.child.sendcontrol("j")
     chat.child.send("line two\x1b\r")  # Alt-Enter
-    chat.send_line("line three")
-    chat.expect("ok-answer")
-    chat.prompt()
+    chat.exchange("line three", "ok-answer")
     assert fake_api.requests[-1].last_user_text == "line one\nline two\nline three"
 
     chat.child.send("\x1b[200~pasted one\rpasted two\x1b[201~")  # bracketed paste keeps its newline
-    chat.send_line("")
-    chat.expect("ok-answer")
-    chat.prompt()
+    chat.exchange("", "ok-answer")
     assert fake_api.requests[-1].last_user_text == "pasted one\npasted two"
 
     chat.child.send("discard this")
     chat.child.sendcontrol("c")  # clears the line
-    chat.send_line("kept input")
-    chat.expect("ok-answer")
-    chat.prompt()
+    chat.exchange("kept input", "ok-answer")
     assert fake_api.requests[-1].last_user_text == "kept input"
 
     chat.child.sendcontrol("r")  # reverse search through the history
     chat.child.send("line t")
     chat.expect("line two")  # the entry found (the match itself is drawn highlighted)
     chat.child.send("\r")  # takes the found entry into the line
-    chat.send_line("")
-    chat.expect("ok-answer")
-    chat.prompt()
+    chat.exchange("", "ok-answer")
     assert fake_api.requests[-1].last_user_text == "line one\nline two\nline three"
 
     chat.child.sendcontrol("d")
@@ -266,9 +232,7 @@ def test_ctrl_c_still_stops_a_tool_that_was_approved_in_the_chat(spawn_chat, fak
     chat.child.sendcontrol("c")
     chat.expect("Interrupted")
     chat.prompt()
-    chat.send_line("next")
-    chat.expect("next-turn-answer")
-    chat.prompt()
+    chat.exchange("next", "next-turn-answer")
     assert chat.exit() == 0
     assert all("never-asked-again" not in str(request.json) for request in fake_api.requests)
 
@@ -287,9 +251,7 @@ def test_ctrl_c_at_an_approval_question_denies_and_stops_the_turn(spawn_chat, fa
     assert "Deny" in shown and "model-asked-after-denial" not in shown
     assert len(fake_api.requests) == 1  # the denial was recorded, the model was not asked to carry on
     assert not (chat_project / "asked.txt").exists()
-    chat.send_line("next")
-    chat.expect("next-turn-answer")
-    chat.prompt()
+    chat.exchange("next", "next-turn-answer")
     assert chat.exit() == 0
 
 

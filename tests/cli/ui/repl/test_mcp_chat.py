@@ -38,15 +38,9 @@ def test_mcp_and_status_show_servers_and_a_prompt_is_a_slash_command(spawn_chat,
     shown = chat.expect("/mcp__web__review topic=…")
     assert "web: connected (http) · 11 tool(s), 1 prompt(s)" in shown
     chat.prompt()
-    chat.send_line("/status")
-    chat.expect("web connected (11 tools)")
-    chat.prompt()
-    chat.send_line("/mcp__web__review")
-    chat.expect("/mcp__web__review needs topic")
-    chat.prompt()
-    chat.send_line("/mcp__web__review the parser")
-    chat.expect("review-answer")
-    chat.prompt()
+    chat.exchange("/status", "web connected (11 tools)")
+    chat.exchange("/mcp__web__review", "/mcp__web__review needs topic")
+    chat.exchange("/mcp__web__review the parser", "review-answer")
     assert chat.exit() == 0
     assert fake_api.requests[-1].user_texts == ["Please review the parser carefully."]
 
@@ -65,8 +59,6 @@ def test_ctrl_c_cancels_the_mcp_request_on_the_server(spawn_chat, fake_api, mcp_
     chat.child.sendcontrol("c")
     chat.expect("Interrupted")
     chat.prompt()
-    chat.send_line("check")
-    chat.expect("server-confirms-cancel")
-    chat.prompt()
+    chat.exchange("check", "server-confirms-cancel")
     assert chat.exit() == 0
     assert fake_api.requests[-1].last_tool_result_text == "cancelled"

@@ -36,15 +36,9 @@ def test_model_only_openai_offers_switches_the_provider(spawn_chat, fake_api, ch
     fake_api.add(Turn(text="openai-reply"), when_last_user_contains="after")
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("before")
-    chat.expect("first-reply")
-    chat.prompt()
-    chat.send_line("/model gpt-5-mini")
-    chat.expect("Model for the next turns: openai · gpt-5-mini")
-    chat.prompt()
-    chat.send_line("after")
-    chat.expect("openai-reply")
-    chat.prompt()
+    chat.exchange("before", "first-reply")
+    chat.exchange("/model gpt-5-mini", "Model for the next turns: openai · gpt-5-mini")
+    chat.exchange("after", "openai-reply")
     assert chat.exit() == 0
     first, second = fake_api.requests
     assert first.api == "anthropic" and second.api != "anthropic" and second.model == "gpt-5-mini"

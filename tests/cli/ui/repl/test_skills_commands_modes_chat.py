@@ -44,9 +44,7 @@ def test_a_claude_code_command_is_a_slash_command_with_its_arguments_filled(spaw
     chat.send_line("/help")
     shown = chat.expect("Input: Enter sends")
     assert "/review FILE" in shown and "Review a file for bugs" in shown and "/git:summary" in shown
-    chat.send_line("/review src/app.py --strict")
-    chat.expect("review-answered")
-    chat.prompt()
+    chat.exchange("/review src/app.py --strict", "review-answered")
     assert chat.exit() == 0
 
 
@@ -83,17 +81,11 @@ def test_plan_mode_refuses_a_write_and_a_bash_command_and_allows_a_read(spawn_ch
     fake_api.add(Turn(text="done-writing"), when_last_tool_result_contains="after.txt")
     chat = spawn_chat()
     chat.ready()
-    chat.send_line("/mode plan")
-    chat.expect("Mode: plan")
-    chat.prompt()
-    chat.send_line("make a plan")
-    chat.expect("plan-ready")
-    chat.prompt()
+    chat.exchange("/mode plan", "Mode: plan")
+    chat.exchange("make a plan", "plan-ready")
     assert not (chat_project / "plan.txt").exists() and not (chat_project / "ran.txt").exists()
     chat.child.send("\x1b[Z")  # Shift-Tab leaves plan mode
     chat.expect("Mode: normal")
-    chat.send_line("now do it")
-    chat.expect("done-writing")
-    chat.prompt()
+    chat.exchange("now do it", "done-writing")
     assert (chat_project / "after.txt").exists()
     assert chat.exit() == 0

@@ -15,9 +15,7 @@ def test_model_option_before_any_command_opens_the_chat_with_that_model(spawn_ch
     fake_api.add(Turn(text="model-answer"))
     chat = spawn_chat("--model", "claude-chosen")
     chat.ready()
-    chat.send_line("which model")
-    chat.expect("model-answer")
-    chat.prompt()
+    chat.exchange("which model", "model-answer")
     assert chat.exit() == 0
     assert fake_api.requests[-1].model == "claude-chosen"
 
@@ -36,16 +34,12 @@ def test_resume_option_reopens_a_chat_with_its_history(spawn_chat, fake_api) -> 
     first = spawn_chat()
     first.expect("· session ")
     session_id = re.match(r"\s*([0-9a-f]{8})", first.prompt()).group(1)  # the banner ends with the id
-    first.send_line("turn one")
-    first.expect("first-answer")
-    first.prompt()
+    first.exchange("turn one", "first-answer")
     assert first.exit() == 0
 
     resumed = spawn_chat("--resume", session_id)
     resumed.ready()
-    resumed.send_line("turn two")
-    resumed.expect("second-answer")
-    resumed.prompt()
+    resumed.exchange("turn two", "second-answer")
     assert resumed.exit() == 0
     assert fake_api.requests[-1].user_texts == ["turn one", "turn two"]
 
