@@ -140,15 +140,22 @@ async def test_the_model_continues_the_same_child_by_session_id(project, opened,
     assert [m["role"] for m in saved][-2:] == ["user", "assistant"] and tool_pairs_complete(saved)
 
 
+def script_grandchild_attempt(server: Any) -> Any:
+    """Parent "start" -> task(reader, "go deeper") -> the reader tries task(reader, "grandchild"); once refused, it
+    says "I could not delegate.". Returns the reader's request predicate, for the rest of the script."""
+    child = is_agent(READER_MARK)
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "go deeper"})]),
+               when=lambda r: is_parent(r) and r.last_user_text == "start")
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "grandchild"})]),
+               when=lambda r: child(r) and r.last_user_text == "go deeper")
+    server.add(Turn(text="I could not delegate."), when=lambda r: child(r) and "refused" in r.last_tool_result_text)
+    return child
+
+
 async def test_depth_limit_refuses_a_sub_agent_that_tries_to_delegate(project_dir, anthropic_env, opened, fake_api):
     write_profile(project_dir, tools=[{"module": "tool-task", "config": {"max_depth": 1}}])
     write_agent(project_dir, "reader", f"{READER_MARK}: you read files.")
-    child = is_agent(READER_MARK)
-    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "go deeper"})]),
-                 when=lambda r: is_parent(r) and r.last_user_text == "start")
-    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "grandchild"})]),
-                 when=lambda r: child(r) and r.last_user_text == "go deeper")
-    fake_api.add(Turn(text="I could not delegate."), when=lambda r: child(r) and "refused" in r.last_tool_result_text)
+    script_grandchild_attempt(fake_api)
     fake_api.add(Turn(text="done"), when=lambda r: is_parent(r) and "could not delegate" in r.last_tool_result_text)
     live = await opened()
 
@@ -273,12 +280,7 @@ async def test_an_agent_plan_raising_max_depth_cannot_lift_the_parents_limit(pro
     write_profile(project_dir, tools=[{"module": "tool-task", "config": {"max_depth": 1}}])
     write_agent(project_dir, "reader", f"{READER_MARK}: you read files.",
                 frontmatter={"tools": [{"module": "tool-task", "config": {"max_depth": 50}}]})
-    child = is_agent(READER_MARK)
-    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "go deeper"})]),
-                 when=lambda r: is_parent(r) and r.last_user_text == "start")
-    fake_api.add(Turn(tool_calls=[ToolCall("task", {"agent": "reader", "instruction": "grandchild"})]),
-                 when=lambda r: child(r) and r.last_user_text == "go deeper")
-    fake_api.add(Turn(text="I could not delegate."), when=lambda r: child(r) and "refused" in r.last_tool_result_text)
+    child = script_grandchild_attempt(fake_api)
     fake_api.add(Turn(text="stop"), when=lambda r: child(r) and r.last_user_text == "grandchild")
     fake_api.add(Turn(text="done"), when=lambda r: is_parent(r) and r.last_tool_result_text != "")
     live = await opened()
