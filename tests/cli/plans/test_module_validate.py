@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,6 +139,30 @@ def test_an_upstream_style_module_repository_validates(cli, tmp_path, project_di
 
 
 def test_behavioral_runs_the_kernel_suite_and_passes_a_good_tool(cli, tmp_path, project_dir) -> None:
+    module_dir = _module(tmp_path, "tool-echo", GOOD_TOOL)
+    result = cli("module", "validate", str(module_dir), "--behavioral", "--output", "json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0, report
+    assert report["behavioral"]["ran"] and report["behavioral"]["passed"]
+
+
+def test_behavioral_ignores_pytest_plugins_installed_for_something_else(cli, tmp_path, project_dir,
+                                                                       monkeypatch) -> None:
+    """A pytest plugin another package installed (an entry point in group pytest11) is not loaded into the
+    kernel suite: here one that breaks every run it is loaded into."""
+    site = tmp_path / "other-site"
+    (site / "broken_plugin.py").parent.mkdir(parents=True)
+    (site / "broken_plugin.py").write_text("raise RuntimeError('a plugin installed for something else')\n")
+    dist = site / "broken_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[pytest11]\nbroken = broken_plugin\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    probe = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(empty)], cwd=empty,
+                           capture_output=True, text=True, check=False)
+    assert "a plugin installed for something else" in probe.stdout + probe.stderr  # it breaks a plain pytest run
     module_dir = _module(tmp_path, "tool-echo", GOOD_TOOL)
     result = cli("module", "validate", str(module_dir), "--behavioral", "--output", "json")
     report = json.loads(result.stdout)
