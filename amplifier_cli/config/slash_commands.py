@@ -55,14 +55,17 @@ def command_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
 def _front_matter(text: str) -> tuple[dict[str, object], str]:
     import yaml
 
+    from ..errors import ConfigError
+    from .yaml_document import safe_load_limited
+
     if not text.startswith("---"):
         return {}, text
     lines = text.splitlines(keepends=True)
     for index in range(1, len(lines)):
         if lines[index].strip() == "---":
-            try:
-                data = yaml.safe_load("".join(lines[1:index]))
-            except yaml.YAMLError:
+            try:  # under the limits of every YAML file: a nesting or alias bomb is no front matter, not a crash
+                data = safe_load_limited("".join(lines[1:index]))
+            except (yaml.YAMLError, ConfigError):
                 data = None
             return (data if isinstance(data, dict) else {}), "".join(lines[index + 1:])
     return {}, text

@@ -6,15 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from amplifier_support.yaml_limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, YamlLimitError
+
 from ..errors import ConfigError
 
 KeyPath = tuple[str | int, ...]
 
-# Limits for every YAML file the app reads (profiles, bundles, settings, agents): far above any real file, far
-# below what makes the parser or the code reading the data spend seconds or gigabytes.
-MAX_YAML_BYTES = 2 * 1024 * 1024
-MAX_YAML_DEPTH = 64  # nesting of mappings and lists, aliases expanded
-MAX_YAML_VALUES = 100_000  # values once every alias is expanded (an alias bomb is tiny on disk, huge in memory)
+# The limits for every YAML file the app reads live in amplifier_support (modules reading project YAML use them too).
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_VALUES", "YamlDocument", "compose_limited",
+           "load_yaml_document", "parse_yaml_text", "safe_load_limited"]
 
 
 @dataclass
@@ -61,17 +61,34 @@ def load_yaml_document(path: Path) -> YamlDocument:
 
 
 def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | None = None) -> YamlDocument:
+    from amplifier_support.yaml_limits import compose_limited as compose
+
+    node, loader = _composed(compose, text, path, line_offset)
+    try:  # one parse gives both the nodes (for the lines) and the data built from them
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    doc = YamlDocument(path=path, data=data if data is not None else {}, body=body, text=text)
+    if node is not None:
+        _record_lines(node, (), doc.lines, line_offset)
+    return doc
+
+
+def _composed(compose: Any, text: str, path: Path | str, line_offset: int = 0) -> Any:
+    """``compose(text)`` with its refusals as ConfigError naming the file, the line (counted in the whole file) and
+    the fix."""
     import yaml
 
     if len(text) > MAX_YAML_BYTES:
         raise _too_big(path, len(text))
-    loader = None
-    try:  # one parse gives both the nodes (for the lines) and the data built from them
-        loader = limited_loader(text, path)  # its reader refuses control characters (NUL) right away
-        node = loader.get_single_node()
-        if node is not None:
-            check_expansion(node, path, line_offset)
-        data = loader.construct_document(node) if node is not None else None
+    try:
+        return compose(text)
+    except YamlLimitError as error:
+        raise ConfigError.single(
+            f"{error.problem}, past the limit for files amplifier reads", file=path,
+            line=error.line + line_offset if error.line is not None else None,
+            fix="a real profile or settings file is far smaller: check where this file came from, and remove it",
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 + line_offset if mark is not None else None
@@ -79,115 +96,33 @@ def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | 
         raise ConfigError.single(
             f"invalid YAML: {problem}", file=path, line=line, fix="check indentation, colons and quoting near this line"
         ) from exc
-    finally:
-        if loader is not None:
-            loader.dispose()
-    doc = YamlDocument(path=path, data=data if data is not None else {}, body=body, text=text)
-    if node is not None:
-        _record_lines(node, (), doc.lines, line_offset)
-    return doc
 
 
-def _too_big(path: Path, size: int) -> ConfigError:
-    return ConfigError.single(
-        f"the file is {size:,} bytes; YAML files are limited to {MAX_YAML_BYTES:,} bytes",
-        file=path, fix="this is not a settings or profile file amplifier can use: shorten it or remove it")
+def _too_big(path: Path | str, size: int) -> ConfigError:
+    from amplifier_support.yaml_limits import too_big
 
-
-def limited_loader(text: str, path: Path | str) -> Any:
-    """A SafeLoader over ``text`` that refuses nesting deeper than MAX_YAML_DEPTH while it composes (PyYAML's
-    composer recurses: a few thousand levels end in RecursionError). Expansion is checked by ``check_expansion``."""
-    import yaml
-
-    class _DepthLimitedLoader(yaml.SafeLoader):
-        depth = 0
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            self.depth += 1
-            try:
-                if self.depth > MAX_YAML_DEPTH:
-                    mark = self.peek_event().start_mark
-                    raise _limit_error(path, mark.line + 1, f"YAML nested deeper than {MAX_YAML_DEPTH} levels")
-                return super().compose_node(parent, index)
-            finally:
-                self.depth -= 1
-
-    return _DepthLimitedLoader(text)
-
-
-def check_expansion(root: Any, path: Path | str, line_offset: int = 0) -> None:
-    """Refuse a document whose aliases refer to themselves (a cycle) or expand to more than MAX_YAML_VALUES
-    values or MAX_YAML_DEPTH levels. Computed on the node graph with a memo, so a billion-laughs file is
-    judged in microseconds, without ever being expanded."""
-    import yaml
-
-    done: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) once expanded
-    active: set[int] = set()
-
-    def measure(node: Any, depth: int) -> tuple[int, int]:
-        key = id(node)
-        line = node.start_mark.line + 1 + line_offset
-        if key in active:
-            raise _limit_error(path, line, "a YAML alias refers to the node that contains it (a cycle)")
-        if key in done:
-            values, levels = done[key]
-        elif isinstance(node, yaml.ScalarNode):
-            values, levels = 1, 0
-        else:
-            active.add(key)
-            values, levels = 1, 0
-            children = node.value if isinstance(node, yaml.SequenceNode) else [
-                item for pair in node.value for item in pair]
-            for child in children:
-                child_values, child_levels = measure(child, depth + 1)
-                values += child_values
-                levels = max(levels, child_levels + 1)
-                if values > MAX_YAML_VALUES:
-                    break
-            active.discard(key)
-            done[key] = (values, levels)
-        if values > MAX_YAML_VALUES:
-            raise _limit_error(path, line, f"YAML aliases expand to more than {MAX_YAML_VALUES:,} values")
-        if depth + levels > MAX_YAML_DEPTH:
-            raise _limit_error(path, line, f"YAML nested deeper than {MAX_YAML_DEPTH} levels (aliases expanded)")
-        return values, levels
-
-    measure(root, 0)
-
-
-def _limit_error(path: Path | str, line: int, problem: str) -> ConfigError:
-    return ConfigError.single(
-        f"{problem}, past the limit for files amplifier reads", file=path, line=line,
-        fix="a real profile or settings file is far smaller: check where this file came from, and remove it")
+    return ConfigError.single(too_big(size).problem, file=path,
+                              fix="this is not a settings or profile file amplifier can use: shorten it or remove it")
 
 
 def safe_load_limited(text: str, path: Path | str = "<text>") -> Any:
     """``yaml.safe_load`` with the same limits as every YAML file the app reads (ConfigError past them)."""
-    if len(text) > MAX_YAML_BYTES:
-        raise _too_big(Path(str(path)), len(text))
-    loader = limited_loader(text, path)
+    from amplifier_support.yaml_limits import compose_limited as compose
+
+    node, loader = _composed(compose, text, path)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        check_expansion(node, path)
-        return loader.construct_document(node)
+        return loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
 
 
 def compose_limited(text: str, path: Path | str = "<text>") -> Any:
     """``yaml.compose`` (the node tree, with marks) under the same limits."""
-    if len(text) > MAX_YAML_BYTES:
-        raise _too_big(Path(str(path)), len(text))
-    loader = limited_loader(text, path)
-    try:
-        node = loader.get_single_node()
-        if node is not None:
-            check_expansion(node, path)
-        return node
-    finally:
-        loader.dispose()
+    from amplifier_support.yaml_limits import compose_limited as compose
+
+    node, loader = _composed(compose, text, path)
+    loader.dispose()
+    return node
 
 
 def _record_lines(node: Any, key_path: KeyPath, lines: dict[KeyPath, int], offset: int) -> None:

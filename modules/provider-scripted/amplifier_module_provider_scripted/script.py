@@ -133,8 +133,12 @@ def load_script_file(path: Path) -> list[TurnSpec]:
     else:
         import yaml
 
+        from amplifier_support.yaml_limits import YamlLimitError, safe_load_limited
+
         try:
-            data = yaml.safe_load(text)
+            data = safe_load_limited(text)
+        except YamlLimitError as error:
+            raise ModuleConfigError(f"provider-scripted: {source}: {error}") from None
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

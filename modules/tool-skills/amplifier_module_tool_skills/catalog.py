@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from amplifier_support.yaml_limits import YamlLimitError, safe_load_limited
+
 logger = logging.getLogger(__name__)
 
 SKILL_FILE = "SKILL.md"
@@ -106,8 +108,11 @@ def read_skill(path: Path, source: SkillSource) -> Skill:
     header, _ = split_front_matter(text)
     if header is None:
         raise ValueError("no YAML front matter; start the file with a '---' block holding name and description")
-    try:
-        data = yaml.safe_load(header)
+    try:  # a skill may come from a project: a nesting or alias bomb is an error, not a RecursionError
+        data = safe_load_limited(header)
+    except YamlLimitError as error:
+        where = f" at line {error.line + 1}" if error.line is not None else ""
+        raise ValueError(f"the front matter is past a limit{where}: {error.problem}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -166,6 +166,17 @@ async def test_a_broken_skill_is_skipped_with_a_problem_naming_the_file(places):
     assert str(directory / "SKILL.md") in problem and "'description' is missing" in problem
 
 
+async def test_a_yaml_bomb_in_front_matter_is_a_problem_and_the_other_skills_load(places):
+    directory = places["config"] / "skills" / "bomb"
+    directory.mkdir(parents=True)
+    (directory / "SKILL.md").write_text("---\nname: bomb\ndescription: " + "[" * 5000 + "\n---\nbody\n")
+    make_skill(places["config"] / "skills", "fine", "fine", "Works.")
+    summary = (await mounted(places)).get_capability("skills.catalog")()
+    assert [row["name"] for row in summary["skills"]] == ["fine"]
+    [problem] = summary["problems"]
+    assert str(directory / "SKILL.md") in problem and "nested deeper than 64 levels" in problem
+
+
 async def test_a_skill_file_outside_the_project_is_readable_with_read_file(places):
     from amplifier_module_tool_filesystem import mount as mount_filesystem
 

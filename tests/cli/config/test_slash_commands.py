@@ -35,6 +35,17 @@ def test_commands_are_named_by_path_filled_and_the_project_wins_once_trusted(pro
     assert split_command_line("/tmp/x is odd") is None
 
 
+def test_a_yaml_bomb_in_front_matter_is_a_command_without_front_matter(amplifier_home, project_dir):
+    commands_dir = amplifier_home / "config" / "commands"
+    write(commands_dir / "deep.md", "---\ndescription: " + "[" * 5000 + "\n---\nDeep body.\n")
+    laughs = "\n".join(["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+                       + [f"{chr(97 + n)}: &{chr(97 + n)} [{', '.join(['*' + chr(96 + n)] * 9)}]" for n in range(1, 9)])
+    write(commands_dir / "laughs.md", f"---\n{laughs}\n---\nLaughs body.\n")
+    commands = load_commands(AmplifierPaths.discover(cwd=project_dir))
+    assert commands["deep"].expand("") == "Deep body." and commands["deep"].description == "Deep body."
+    assert commands["laughs"].expand("") == "Laughs body."
+
+
 def test_plan_mode_lets_only_reading_shell_lines_through():
     assert shell_line_only_reads("git status && ls -la")
     assert shell_line_only_reads("grep -rn TODO src")
