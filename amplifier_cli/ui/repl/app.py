@@ -219,7 +219,7 @@ class Repl:
                     with patch_stdout(raw=True):
                         text = await self.prompt_session.prompt_async()
                 except KeyboardInterrupt:
-                    continue  # Ctrl-C at the prompt clears the line
+                    continue  # a SIGINT from outside (the Ctrl-C key clears the line in place: input.py)
                 except EOFError:
                     break
                 except SessionOpenFailed:

@@ -79,6 +79,12 @@ def input_bindings(toggle_mode: Callable[[], None] | None = None) -> KeyBindings
     def _submit(event: Any) -> None:
         event.current_buffer.validate_and_handle()
 
+    @bindings.add("c-c", filter=~is_searching)  # while searching, Ctrl-C ends the search
+    def _clear(event: Any) -> None:
+        """Clear the line where it is. Leaving the prompt for a new one (prompt_toolkit's way) would open a gap
+        with the terminal back in cooked mode, where a typed-ahead Enter turns into Ctrl-J: a new line, not sent."""
+        event.current_buffer.reset()
+
     @bindings.add("c-j")
     @bindings.add("escape", "enter")
     def _newline(event: Any) -> None:
