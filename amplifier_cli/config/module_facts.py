@@ -44,6 +44,7 @@ class ModuleFacts:
     default_model: str | None = None
     confined: bool = False
     validate_config: dict[str, Any] | None = None
+    package_dir: Path | None = None  # where the facts file is: `{module}` in `[validate] config`
 
 
 class ModuleFactsError(ValueError):
@@ -82,7 +83,8 @@ def parse_facts(path: Path) -> ModuleFacts:
     return ModuleFacts(sdk=provider.get("sdk"), key_env=key_env, mount_env=mount_env,
                        models=tuple(provider.get("models", [])), base_url_env=provider.get("base_url_env"),
                        description=provider.get("description"), default_model=provider.get("default_model"),
-                       confined=sandbox.get("confined", False), validate_config=validate_config)
+                       confined=sandbox.get("confined", False), validate_config=validate_config,
+                       package_dir=path.parent)
 
 
 def facts_in(package_dir: Path) -> ModuleFacts:

@@ -23,13 +23,16 @@ from ..config.module_facts import ModuleFacts, facts_of
 PLACEHOLDER_KEY = "amplifier-validate-placeholder-not-a-key"
 REFUSING_BASE_URL = "http://127.0.0.1:9"  # the discard port: connection refused, never a real server
 
-def _filled(value: Any, scratch_dir: Path) -> Any:
+def _filled(value: Any, scratch_dir: Path, package_dir: Path | None) -> Any:
+    """The placeholders of `[validate] config`: {scratch} (a scratch directory), {python} (this interpreter) and
+    {module} (the module's package directory, e.g. for a helper program it ships)."""
     if isinstance(value, str):
-        return value.replace("{scratch}", str(scratch_dir)).replace("{python}", sys.executable)
+        value = value.replace("{scratch}", str(scratch_dir)).replace("{python}", sys.executable)
+        return value.replace("{module}", str(package_dir)) if package_dir is not None else value
     if isinstance(value, list):
-        return [_filled(item, scratch_dir) for item in value]
+        return [_filled(item, scratch_dir, package_dir) for item in value]
     if isinstance(value, dict):
-        return {key: _filled(item, scratch_dir) for key, item in value.items()}
+        return {key: _filled(item, scratch_dir, package_dir) for key, item in value.items()}
     return value
 
 
@@ -46,7 +49,7 @@ def stand_in_config(module_id: str, scratch_dir: Path, facts: ModuleFacts | None
     facts = facts if facts is not None else facts_of(module_id)
     stand_ins: dict[str, Any] = {"api_key": PLACEHOLDER_KEY, "base_url": REFUSING_BASE_URL} if facts.key_env else {}
     stand_ins.update(facts.validate_config or {})
-    return {key: _filled(value, scratch_dir) for key, value in stand_ins.items()}
+    return {key: _filled(value, scratch_dir, facts.package_dir) for key, value in stand_ins.items()}
 
 
 def with_stand_ins(module_id: str, config: dict[str, Any], scratch_dir: Path,

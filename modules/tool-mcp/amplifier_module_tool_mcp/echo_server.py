@@ -1,5 +1,7 @@
 """``python -m amplifier_module_tool_mcp.echo_server``: the smallest useful MCP server (stdio, one ``echo`` tool).
-It lets ``amplifier module validate`` and a user check tool-mcp end to end without installing any server.
+It lets ``amplifier module validate`` and a user check tool-mcp end to end without installing any server. It
+imports only the standard library, so ``python -I -S <this file>`` starts it in milliseconds (``-m`` first
+imports this package, and with it the kernel and pydantic).
 
 It speaks the wire protocol itself (one JSON-RPC message a line on stdin and stdout) instead of using the SDK:
 importing the SDK's server costs about 2 s of CPU, paid at every start, and validation starts one for each

@@ -58,6 +58,9 @@ def test_provider_stand_ins_are_a_placeholder_key_and_a_loopback_port_nothing_se
     persistent = stand_in_config("context-persistent", tmp_path)
     assert Path(persistent["transcript_path"]).parent == tmp_path
     assert stand_in_config("hooks-otel", tmp_path)["endpoint"] == config["base_url"]  # never a real collector
+    echo = stand_in_config("tool-mcp", tmp_path)["servers"]["echo"]  # {module}: the package dir, a file it ships
+    assert echo["command"] == sys.executable and Path(echo["args"][-1]).is_file()
+    assert Path(echo["args"][-1]).parent == REPO / "modules" / "tool-mcp" / "amplifier_module_tool_mcp"
 
 
 def test_a_given_config_replaces_the_stand_ins(cli, project_dir, no_credentials, tmp_path) -> None:
