@@ -5,11 +5,12 @@ user trusts it (`amplifier trust`), and then all of it works; a change asks agai
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from fakeapi import FakeAPIServer, ToolCall, Turn
+
+from .conftest import installed_amplifier
 
 MARKERS = ("mcp-shared", "mcp-project", "hook", "source-module", "workspace-module", "profile-module")
 
@@ -193,7 +194,7 @@ def test_the_chat_asks_before_anything_runs_and_no_is_the_default(stranger) -> N
     e2e, evil = stranger
     evil.add(Turn(text="hello from the model"))  # once trusted, the project's endpoint answers
     e2e.env.update({"PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm-256color"})
-    command = [sys.executable, "-m", "amplifier_cli", "-P", "mine"]
+    command = [*installed_amplifier(), "-P", "mine"]
     child = pexpect.spawn(command[0], command[1:], cwd=str(e2e.project), env=e2e.env, encoding="utf-8",
                           dimensions=(40, 200), timeout=60)
     child.expect("runs: ./bin/mcp-shared.sh")

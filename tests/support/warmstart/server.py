@@ -26,7 +26,8 @@ from typing import Any
 # the working directory when imported (the app's settings, paths and limits are read when used).
 PRELOAD = (
     "anthropic", "anthropic.resources", "anthropic.lib.streaming", "openai", "openai.resources",
-    "openai.lib.streaming", "httpx2", "httpcore2", "h11", "anyio._backends._asyncio", "truststore", "pydantic",
+    "openai.resources.responses", "openai.resources.chat", "openai.lib.streaming", "jsonschema", "requests",
+    "httpx2", "httpcore2", "h11", "anyio._backends._asyncio", "truststore", "pydantic",
     "yaml", "typer", "click", "rich.console", "rich.markdown", "rich.table", "rich.live", "rich._emoji_codes",
     "prompt_toolkit", "prompt_toolkit.shortcuts", "prompt_toolkit.input.vt100", "mcp", "mcp.client.stdio",
     "mcp.client.streamable_http", "opentelemetry.sdk.trace", "opentelemetry.sdk.metrics",
@@ -53,10 +54,34 @@ def _preload() -> None:
             importlib.import_module(name)
         except Exception:  # a missing library only makes its children start colder
             pass
+    _build_sdk_models()
     import gc
 
     gc.collect()
     gc.freeze()  # the children share these pages instead of copying them when the collector walks them
+
+
+def _build_sdk_models() -> None:
+    """Build the pydantic validators and serializers of the SDKs' response and stream-event models. The SDKs defer
+    that to first use, and every child would build them again (50-80 ms) on its first answer."""
+    import typing
+
+    def classes(annotation: Any) -> list[type]:
+        if isinstance(annotation, type):
+            return [annotation]
+        return [cls for argument in typing.get_args(annotation) for cls in classes(argument)]
+
+    try:
+        from anthropic.types import Message, RawMessageStreamEvent
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.responses import Response, ResponseStreamEvent
+
+        for annotation in (RawMessageStreamEvent, Message, ChatCompletion, ChatCompletionChunk, ResponseStreamEvent,
+                           Response):
+            for model in classes(annotation):
+                model.model_rebuild()  # type: ignore[attr-defined]
+    except Exception:  # an SDK without these names: its children build them themselves
+        pass
 
 
 def _walk(packages: Any) -> list[str]:
