@@ -4,16 +4,16 @@ the session goes on without that file (or that server), and the other servers st
 from __future__ import annotations
 
 import json
-import sys
 
 from fakeapi import Turn
+from mcptestserver import module_server
 
 
 def test_typos_in_hooks_and_mcp_files_are_warnings_and_the_session_goes_on(e2e_api) -> None:
     project = e2e_api.project
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {
         "typo": {"comand": "npx", "args": ["x"]},
-        "fine": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}}}))
+        "fine": module_server("mcp_server_time", "--local-timezone", "UTC")}}))
     hooks = project / ".amplifier" / "hooks"
     hooks.mkdir(parents=True)
     (hooks / "hooks.json").write_text('{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '

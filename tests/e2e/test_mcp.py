@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 from fakeapi import ToolCall, Turn
-from mcptestserver import stdio_command
-from mcptestserver.fixtures import mcp_http_server, stdio_server_env  # noqa: F401 - mcp_http_server: a fixture
+from mcptestserver import module_server, stdio_command
+from mcptestserver.fixtures import stdio_server_env
 
 TOKEN = "e2e-secret-token-4242"
 
 
 def _configure(e2e_api, http_url: str, *, extra: dict | None = None) -> None:
     (e2e_api.project / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}}}))
+        "time": module_server("mcp_server_time", "--local-timezone", "UTC")}}))
     (e2e_api.project / ".amplifier" / "mcp.json").write_text(json.dumps({"mcpServers": {
         "web": {"type": "http", "url": http_url, "headers": {"Authorization": "Bearer ${MCP_E2E_TOKEN}"}},
         **(extra or {})}}))
@@ -40,7 +40,7 @@ def _script(server) -> None:
     server.add(Turn(text="Tokyo time fetched and echoed."), when_last_tool_result_contains="echo: from the model")
 
 
-def test_run_calls_tools_of_stdio_and_http_mcp_servers(e2e_api, mcp_http_server: str) -> None:  # noqa: F811
+def test_run_calls_tools_of_stdio_and_http_mcp_servers(e2e_api, mcp_http_server: str) -> None:
     _configure(e2e_api, mcp_http_server)
     _script(e2e_api.server)
     result = e2e_api.run("run", "-P", "mcp", "--approval", "allow", "what time is it in Tokyo?")
@@ -60,10 +60,9 @@ def test_run_calls_tools_of_stdio_and_http_mcp_servers(e2e_api, mcp_http_server:
 def test_servers_come_from_the_user_config_dir_and_the_project_root_when_run_in_a_subdirectory(e2e_api) -> None:
     user_file = e2e_api.home / "config" / "mcp.json"
     user_file.parent.mkdir(parents=True, exist_ok=True)
-    user_file.write_text(json.dumps({"mcpServers": {"clock": {
-        "command": sys.executable, "args": ["-m", "mcp_server_time"]}}}))
-    (e2e_api.project / ".mcp.json").write_text(json.dumps({"mcpServers": {"echo": {
-        "command": sys.executable, "args": ["-m", "amplifier_module_tool_mcp.echo_server"]}}}))
+    user_file.write_text(json.dumps({"mcpServers": {"clock": module_server("mcp_server_time")}}))
+    (e2e_api.project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "echo": module_server("amplifier_module_tool_mcp.echo_server")}}))
     e2e_api.profile("mcp", tools=("tool-mcp",))
     e2e_api.server.add(Turn(tool_calls=[ToolCall("mcp__echo__echo", {"text": "from-subdir"})]),
                        when_last_user_contains="echo")
@@ -75,7 +74,7 @@ def test_servers_come_from_the_user_config_dir_and_the_project_root_when_run_in_
     assert {"mcp__clock__get_current_time", "mcp__echo__echo"} <= set(e2e_api.server.requests[0].tool_names)
 
 
-def test_mcp_tools_need_approval_by_default(e2e_api, mcp_http_server: str) -> None:  # noqa: F811
+def test_mcp_tools_need_approval_by_default(e2e_api, mcp_http_server: str) -> None:
     _configure(e2e_api, mcp_http_server)
     _script(e2e_api.server)
     e2e_api.server.add(Turn(text="The time tool was denied."), when_last_tool_result_contains="denied")
@@ -85,7 +84,7 @@ def test_mcp_tools_need_approval_by_default(e2e_api, mcp_http_server: str) -> No
     assert "mcp__time__get_current_time" in result.stderr
 
 
-def test_a_broken_server_is_one_warning_and_the_run_goes_on(e2e_api, mcp_http_server: str,  # noqa: F811
+def test_a_broken_server_is_one_warning_and_the_run_goes_on(e2e_api, mcp_http_server: str,
                                                             tmp_path: Path) -> None:
     _configure(e2e_api, mcp_http_server, extra={"broken": {"command": "no-such-mcp-server-e2e"}})
     _script(e2e_api.server)

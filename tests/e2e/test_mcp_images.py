@@ -7,11 +7,10 @@ import json
 
 import pytest
 from fakeapi import ToolCall, Turn
-from mcptestserver.fixtures import mcp_http_server  # noqa: F401 - a fixture
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_an_mcp_image_result_reaches_the_model(e2e_api, mcp_http_server: str, provider: str) -> None:  # noqa: F811
+def test_an_mcp_image_result_reaches_the_model(e2e_api, mcp_http_server: str, provider: str) -> None:
     (e2e_api.project / ".amplifier" / "mcp.json").write_text(json.dumps({"mcpServers": {
         "web": {"type": "http", "url": mcp_http_server}}}))
     e2e_api.profile("mcp", provider=provider, tools=("tool-mcp",),

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 from fakeapi import ToolCall, Turn
+from mcptestserver import module_server
 
 MODULES = Path(__file__).resolve().parents[2] / "modules"
 
@@ -54,7 +54,7 @@ def test_an_upstream_bundle_with_upstream_files_runs_with_the_bundled_modules(e2
     home = Path(os.environ["HOME"]) / ".amplifier"
     (home / "hooks").mkdir(parents=True)
     (home / "mcp.json").write_text(json.dumps({"mcpServers": {"echo": {
-        "command": sys.executable, "args": ["-m", "amplifier_module_tool_mcp.echo_server"], "transport": "stdio"}}}))
+        **module_server("amplifier_module_tool_mcp.echo_server"), "transport": "stdio"}}}))
     record = 'cat > "$AMPLIFIER_PROJECT_DIR/seen.json"'
     (home / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
         {"matcher": "mcp_echo_.*", "hooks": [{"type": "command", "command": record}]}]}}))

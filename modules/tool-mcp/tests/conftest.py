@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from amplifier_module_tool_mcp import mount
-from mcptestserver.fixtures import mcp_http_server, mcp_sse_server  # noqa: F401 - pytest fixtures
 
 from amplifier_core.testing import MockCoordinator
 

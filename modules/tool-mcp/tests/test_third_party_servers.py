@@ -3,12 +3,12 @@ start once for the module (in parallel, as at session start)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from mcptestserver import module_server
 from testkit.git_repos import run_git
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -26,8 +26,8 @@ async def coordinator(tmp_path_factory: pytest.TempPathFactory, mount_mcp) -> As
             cwd=repo)
     (repo / "untracked-file.txt").write_text("new\n")
     coordinator = await mount_mcp({"servers": {
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
-        "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(repo)]},
+        "time": module_server("mcp_server_time", "--local-timezone", "UTC"),
+        "git": module_server("mcp_server_git", "--repository", str(repo)),
     }}, base / "session")
     yield coordinator
     await coordinator.cleanup()

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from warmstart import python_module_command
+
 USER_FILE = "config/mcp.json"
 
 
@@ -76,7 +78,7 @@ def test_bad_input_is_one_message_and_exit_2(cli, project_dir) -> None:
 
 
 def test_test_connects_and_lists_the_tools(cli, project_dir) -> None:
-    cli("mcp", "add", "time", "--", sys.executable, "-m", "mcp_server_time")
+    cli("mcp", "add", "time", "--", *python_module_command("mcp_server_time"))
     result = cli("mcp", "test", "time")
     assert result.exit_code == 0, result.output
     assert "MCP server 'time' connected (stdio): 2 tool(s)" in result.stdout

@@ -9,16 +9,24 @@ Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``f
 Prompt ``review(topic)``. Resource ``test://readme``. ``--linger`` (stdio): keep running after stdin closes.
 
 In tests use the fixtures of ``mcptestserver.fixtures``: ``mcp_http_server`` / ``mcp_sse_server`` (one server
-process per test module), and ``stdio_server_env()`` for a stdio server spec.
+process per test worker), and ``stdio_command()`` / ``stdio_server_env()`` for a stdio server spec. Servers start
+warm (tests/support/warmstart: forked from a process that has imported the SDK), as do the reference servers a test
+names with ``module_server()``.
 """
 
 from __future__ import annotations
 
-import sys
+from warmstart import python_module_command
 
 README_TEXT = "The test server's readme: hello from a resource."
 
 
 def stdio_command() -> list[str]:
-    """argv starting the server over stdio with this interpreter."""
-    return [sys.executable, "-m", "mcptestserver", "--transport", "stdio"]
+    """argv starting the server over stdio (started warm: tests/support/warmstart)."""
+    return [*python_module_command("mcptestserver"), "--transport", "stdio"]
+
+
+def module_server(module: str, *arguments: str) -> dict[str, object]:
+    """An MCP server spec (`command`, `args`) for `python -m MODULE ARGUMENTS`, started warm."""
+    command = python_module_command(module)
+    return {"command": command[0], "args": [*command[1:], *arguments]}

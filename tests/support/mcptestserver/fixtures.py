@@ -1,15 +1,16 @@
-"""pytest fixtures: the test MCP server as a real process over Streamable HTTP or HTTP+SSE (one per test module,
-they hold no per-test state except the cancellation flag, which `was_cancelled` tests read right away)."""
+"""pytest fixtures (registered in the repo's conftest.py): the test MCP server as a real process over Streamable HTTP
+or HTTP+SSE, one per test worker: they hold no per-test state except the cancellation flag, which `was_cancelled`
+tests read right away."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from warmstart import python_module_command
 
 _SUPPORT = str(Path(__file__).resolve().parent.parent)
 
@@ -18,7 +19,7 @@ def start_http_server(transport: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_SUPPORT, env.get("PYTHONPATH")]))
     process = subprocess.Popen(
-        [sys.executable, "-m", "mcptestserver", "--transport", transport],
+        [*python_module_command("mcptestserver"), "--transport", transport],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, start_new_session=True,
     )
     assert process.stdout is not None
@@ -38,7 +39,7 @@ def stop_server(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mcp_http_server() -> Iterator[str]:
     """URL of a Streamable HTTP MCP test server."""
     process, url = start_http_server("http")
@@ -46,7 +47,7 @@ def mcp_http_server() -> Iterator[str]:
     stop_server(process)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mcp_sse_server() -> Iterator[str]:
     """URL of an HTTP+SSE (old transport) MCP test server."""
     process, url = start_http_server("sse")

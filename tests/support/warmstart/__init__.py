@@ -52,6 +52,14 @@ def warm_amplifier_command() -> list[str]:
     return [_started[0]]
 
 
+def python_module_command(module: str) -> list[str]:
+    """argv prefix for `python -m MODULE` (an MCP server a test configures): the warm `python` launcher for the
+    modules the server preloads (server.MODULES), else this interpreter."""
+    if amplifier_command() != _started[:1]:  # warm starts are off, or the server did not start
+        return [sys.executable, "-m", module]
+    return [str(Path(_started[0]).with_name("python")), "-m", module]
+
+
 def _start(real_script: str) -> None:
     folder = Path(tempfile.mkdtemp(prefix="amplifier-warm-"))
     socket_path = folder / "s"
@@ -62,11 +70,13 @@ def _start(real_script: str) -> None:
         server.kill()
         raise RuntimeError("the warm-start server did not start")
     launcher = folder / "amplifier"
-    code = (_HERE / "client.py").read_text(encoding="utf-8")
-    code = code.replace('SOCKET = ""  # filled in', f"SOCKET = {str(socket_path)!r}", 1)
-    code = code.replace('REAL = ""  # filled in: the installed console script', f"REAL = {real_script!r}", 1)
-    launcher.write_text(f"#!{sys.executable} -IS\n{code}", encoding="utf-8")
-    launcher.chmod(0o755)
+    for path, real, kind in ((launcher, real_script, "amplifier"), (folder / "python", sys.executable, "python")):
+        code = (_HERE / "client.py").read_text(encoding="utf-8")
+        code = code.replace('SOCKET = ""  # filled in', f"SOCKET = {str(socket_path)!r}", 1)
+        code = code.replace('REAL = ""  # filled in: the installed console script', f"REAL = {real!r}", 1)
+        code = code.replace('KIND = "amplifier"  # filled in', f"KIND = {kind!r}  # filled in", 1)
+        path.write_text(f"#!{sys.executable} -IS\n{code}", encoding="utf-8")
+        path.chmod(0o755)
 
     def stop() -> None:
         if server.stdin is not None:

@@ -35,12 +35,21 @@ PRELOAD = (
     "tree_sitter", "tree_sitter_bash", "concurrent.futures.thread", "encodings.idna", "encodings.utf_8_sig",
 )
 PACKAGES = ("amplifier_core", "amplifier_support", "amplifier_cli")
+# The MCP servers tests start as `python -m NAME` (the warm `python` launcher): the SDK-written test server and the
+# reference servers. Their imports (the MCP SDK's server side, about 2 s of CPU) are done here once.
+MODULES = ("mcptestserver", "mcp_server_time", "mcp_server_git", "amplifier_module_tool_mcp.echo_server")
+MODULE_PRELOAD = ("mcptestserver.server", "mcp_server_time.server", "mcp_server_git.server", "mcp.server.stdio",
+                  "mcp.server.streamable_http", "mcp.server.sse", "uvicorn", "argparse")
 SKIPPED = ("amplifier_core.pytest_plugin", "amplifier_core.validation.behavioral")  # test-time code: imports pytest
 # Variables read only when an interpreter starts: a client whose environment differs in one gets a cold start.
 STARTUP_ONLY = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
                 "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONOPTIMIZE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX",
                 "PYTHONTRACEMALLOC", "PYTHONFAULTHANDLER", "PYTHONNOUSERSITE", "PYTHONUSERBASE", "PYTHONPLATLIBDIR",
                 "LANG", "LC_ALL", "LC_CTYPE", "COVERAGE_PROCESS_START")
+# ... but for the MCP servers (an SDK gives them a minimal environment): PYTHONPATH is put on sys.path in the child,
+# a missing locale means the UTF-8 stdio they use anyway, and the rest changes nothing they do.
+NOT_FOR_MODULES = ("PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX",
+                   "PYTHONHASHSEED", "PYTHONNOUSERSITE", "PYTHONUSERBASE")
 _LENGTH = struct.Struct("!I")
 
 
@@ -49,11 +58,13 @@ def _preload() -> None:
     from importlib.metadata import entry_points
 
     bundled = sorted({entry.module for entry in entry_points(group="amplifier.modules")})
-    for name in (*PRELOAD, *_walk(PACKAGES), *_walk(bundled)):
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/support: mcptestserver
+    for name in (*PRELOAD, *_walk(PACKAGES), *_walk(bundled), *MODULE_PRELOAD):
         try:
             importlib.import_module(name)
         except Exception:  # a missing library only makes its children start colder
             pass
+    sys.path.pop()
     _build_sdk_models()
     import gc
 
@@ -139,7 +150,13 @@ def _send(conn: socket.socket, **message: Any) -> None:
 
 def _decline_reason(request: dict[str, Any]) -> str | None:
     env = request.get("env") or {}
-    for name in STARTUP_ONLY:
+    startup_only = STARTUP_ONLY
+    if request.get("kind") == "python":
+        argv = request.get("argv") or []
+        if len(argv) < 2 or argv[0] != "-m" or argv[1] not in MODULES:
+            return "not `-m` with a preloaded module"
+        startup_only = tuple(name for name in STARTUP_ONLY if name not in NOT_FOR_MODULES)
+    for name in startup_only:
         if env.get(name) != os.environ.get(name):
             return f"{name} differs"
     return None
@@ -203,10 +220,7 @@ def _run_child(request: dict[str, Any], fds: list[int], real_script: str) -> Non
         os.environ.clear()
         os.environ.update(request["env"])
         _std_streams(request["env"])
-        sys.argv = [real_script, *request["argv"]]
-        sys.path[0] = os.path.dirname(real_script)  # where a script's interpreter starts looking, not this folder
-        from amplifier_cli.__main__ import main
-
+        main = _program(request, real_script)
         try:
             main()
             code = 0
@@ -233,6 +247,23 @@ def _run_child(request: dict[str, Any], fds: list[int], real_script: str) -> Non
             signal.signal(die_by, signal.SIG_DFL)
             os.kill(os.getpid(), die_by)
         os._exit(code)
+
+
+def _program(request: dict[str, Any], real_script: str) -> Any:
+    """Set sys.argv and sys.path as the real command's interpreter would, and return what it runs."""
+    if request.get("kind") == "python":  # `python -m MODULE ARGS`: sys.path starts with the cwd, then PYTHONPATH
+        import runpy
+
+        module, arguments = request["argv"][1], request["argv"][2:]
+        extra = [entry for entry in request["env"].get("PYTHONPATH", "").split(os.pathsep) if entry]
+        sys.path[0:1] = [request["cwd"], *extra]
+        sys.argv = ["-m", *arguments]
+        return lambda: runpy.run_module(module, run_name="__main__", alter_sys=True)
+    sys.argv = [real_script, *request["argv"]]
+    sys.path[0] = os.path.dirname(real_script)  # where a script's interpreter starts looking, not this folder
+    from amplifier_cli.__main__ import main
+
+    return main
 
 
 class Server:

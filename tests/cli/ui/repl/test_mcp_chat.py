@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 from fakeapi import ToolCall, Turn
-from mcptestserver.fixtures import mcp_http_server  # noqa: F401 - pytest fixture
 
 
 @pytest.fixture
-def mcp_chat(chat_project: Path, mcp_http_server: str) -> Path:  # noqa: F811
+def mcp_chat(chat_project: Path, mcp_http_server: str) -> Path:
     profile_path = chat_project / ".amplifier" / "profiles" / "chat-test.yaml"
     profile = yaml.safe_load(profile_path.read_text(encoding="utf-8"))
     profile["tools"].append({"module": "tool-mcp"})
