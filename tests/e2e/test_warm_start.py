@@ -1,6 +1,8 @@
 """The warm start the e2e and terminal tests launch `amplifier` with (tests/support/warmstart) stands for the real
 command: the same output and exit codes, a launch it cannot reproduce is left to the real command, and a launcher
-killed with SIGKILL takes its `amplifier` with it. (Resource limits: test_store_faults limits the file size.)"""
+killed with SIGKILL takes its `amplifier` with it. Its `python -m MODULE` launcher (the MCP servers tests start)
+answers as `python -m` does, and leaves a module it did not preload to a real interpreter. (Resource limits:
+test_store_faults limits the file size.)"""
 
 from __future__ import annotations
 
@@ -8,9 +10,12 @@ import os
 import select
 import signal
 import subprocess
+import sys
+from pathlib import Path
 
+import mcptestserver
 import pytest
-from warmstart import real_amplifier_command, warm_amplifier_command
+from warmstart import python_module_command, real_amplifier_command, warm_amplifier_command
 
 from .conftest import TIMEOUT, in_thread
 
@@ -27,6 +32,25 @@ def test_a_warm_launch_prints_and_exits_as_the_real_command(e2e, args: tuple[str
     assert warm_amplifier_command() != real_amplifier_command()
     warm, real = _run(e2e, warm_amplifier_command(), *args), _run(e2e, real_amplifier_command(), *args)
     assert (warm.returncode, warm.stdout, warm.stderr) == (real.returncode, real.stdout, real.stderr)
+
+
+@pytest.mark.parametrize("args", [("mcp_server_time", "--help"), ("mcp_server_time", "--no-such-option"),
+                                  ("mcptestserver", "--transport", "carrier-pigeon")])
+def test_a_warm_python_module_launch_prints_and_exits_as_python_does(e2e, args: tuple[str, ...]) -> None:
+    warm_command = python_module_command(args[0])
+    assert warm_command[0] != sys.executable  # the `python` launcher: these modules are preloaded
+    env = {"PYTHONPATH": str(Path(mcptestserver.__file__).parent.parent), "LANG": ""}  # as an MCP SDK leaves them
+    warm = _run(e2e, warm_command, *args[1:], env=env)
+    real = _run(e2e, [sys.executable, "-m", args[0]], *args[1:], env=env)
+    assert (warm.returncode, warm.stdout, warm.stderr) == (real.returncode, real.stdout, real.stderr)
+    assert warm.returncode == (0 if "--help" in args else 2)
+
+
+def test_a_module_the_server_did_not_preload_runs_in_a_real_interpreter(e2e) -> None:
+    (e2e.project / "probe_module.py").write_text("import sys\nprint(sys.argv[1:], 'mcp' in sys.modules)\n")
+    launcher = Path(python_module_command("mcp_server_time")[0])
+    result = _run(e2e, [str(launcher), "-m", "probe_module", "a", "b"])
+    assert (result.returncode, result.stdout) == (0, "['a', 'b'] False\n")  # a warm child has the MCP SDK loaded
 
 
 def test_a_launch_whose_interpreter_would_start_differently_runs_the_real_command(e2e) -> None:
