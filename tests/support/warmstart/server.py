@@ -10,7 +10,7 @@ One thread only, so a fork never copies a lock another thread holds."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import selectors
 import signal
@@ -124,7 +124,10 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
         body = _receive(conn, size)
         if message != b"R" or len(fds) != 3:
             raise ConnectionError("not a request")
-        return json.loads(body), fds
+        request = marshal.loads(body)
+        if not isinstance(request, dict):
+            raise ValueError("not a request")
+        return request, fds
     except BaseException:
         for fd in fds:  # what a broken request handed over is not kept open
             os.close(fd)
@@ -141,9 +144,10 @@ def _receive(conn: socket.socket, size: int) -> bytes:
     return data
 
 
-def _send(conn: socket.socket, **message: Any) -> None:
+def _send(conn: socket.socket, word: str, value: object) -> None:
+    """One line to a client: `pid N`, `exit N`, `signal N` or `decline REASON` (client.py reads these)."""
     try:
-        conn.sendall(json.dumps(message).encode() + b"\n")
+        conn.sendall(f"{word} {value}\n".encode())
     except OSError:
         pass
 
@@ -302,14 +306,14 @@ class Server:
         conn.settimeout(10)
         try:
             request, fds = _read_request(conn)
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError, TypeError):
             conn.close()
             return
         reason = _decline_reason(request)
         if reason is not None:
             for fd in fds:
                 os.close(fd)
-            _send(conn, decline=reason)
+            _send(conn, "decline", reason)
             conn.close()
             return
         pid = os.fork()
@@ -318,7 +322,7 @@ class Server:
         for fd in fds:
             os.close(fd)
         self.children[pid] = conn
-        _send(conn, pid=pid)
+        _send(conn, "pid", pid)
         conn.setblocking(False)
         self.selector.register(conn, selectors.EVENT_READ, pid)
         self._reap()  # a child that ended before its connection was registered
@@ -335,9 +339,9 @@ class Server:
             if conn is None:
                 continue
             if os.WIFSIGNALED(status):
-                _send(conn, signal=os.WTERMSIG(status))
+                _send(conn, "signal", os.WTERMSIG(status))
             else:
-                _send(conn, exit=os.waitstatus_to_exitcode(status))
+                _send(conn, "exit", os.waitstatus_to_exitcode(status))
             try:
                 self.selector.unregister(conn)
             except (KeyError, ValueError):
