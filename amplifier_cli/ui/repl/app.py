@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from contextlib import ExitStack
 from typing import Any, TextIO
 
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -21,6 +22,7 @@ from ...config.paths import AmplifierPaths
 from ...config.trust import project_trust
 from .input import ReplCompleter, build_prompt_session, history_path, open_history
 from .output import LiveStdout, say
+from .typeahead import enter_typed_ahead_sends
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -208,6 +210,8 @@ class Repl:
         self.prompt_session = build_prompt_session(history, self.completer, mode=lambda: self.mode,
                                                    toggle_mode=self.toggle_mode)
         self.start_opening()
+        typeahead = ExitStack()
+        typeahead.enter_context(enter_typed_ahead_sends())  # an Enter typed during a turn still sends
         try:
             if self.first_message and not await self.send_first_message(self.first_message):
                 return self.exit_code
@@ -238,6 +242,7 @@ class Repl:
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
+            typeahead.close()
         if self.live is not None and self.live.record.has_messages:  # an empty chat is not kept (see the store)
             say(f"Session {self.live.session_id[:8]} saved. Resume with: amplifier continue", "dim")
         return self.exit_code

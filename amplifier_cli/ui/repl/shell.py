@@ -8,6 +8,8 @@ import os
 import signal
 from pathlib import Path
 
+from .typeahead import terminal_as_the_user_had_it
+
 
 async def run_shell(command: str, cwd: Path) -> int:
     """Run ``command`` with bash (sh when bash is missing); returns its exit status."""
@@ -19,8 +21,9 @@ async def run_shell(command: str, cwd: Path) -> int:
     except (NotImplementedError, RuntimeError, ValueError):
         installed = False
     try:
-        process = await asyncio.create_subprocess_exec(shell, "-c", command, cwd=str(cwd))
-        return await process.wait()
+        with terminal_as_the_user_had_it():  # a program reading lines gets the Enter key as it expects
+            process = await asyncio.create_subprocess_exec(shell, "-c", command, cwd=str(cwd))
+            return await process.wait()
     finally:
         if installed:  # back to ignoring it (removing would restore the default, which ends the chat)
             loop.add_signal_handler(signal.SIGINT, lambda: None)
