@@ -26,12 +26,16 @@ def run_module_suite(pytester: pytest.Pytester, repository: str) -> pytest.RunRe
     environment has for other reasons tripled the run's time."""
     copy = pytester.path / repository
     shutil.copytree(FIXTURES / repository, copy)
+    return run_suite(pytester, copy / "tests", "-rA", "-W", "default")
+
+
+def run_suite(pytester: pytest.Pytester, tests: Path, *args: str) -> pytest.RunResult:
+    """pytest on ``tests`` in a new process with only the kernel's plugin and pytest-asyncio."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-        return pytester.runpytest_subprocess(str(copy / "tests"), "-p", "pytest_asyncio.plugin",
-                                             "-p", "amplifier_core.pytest_plugin",
-                                             "-p", "no:cacheprovider", "-rA", "-W", "default",
-                                             "-o", "asyncio_default_fixture_loop_scope=function")
+        return pytester.runpytest_subprocess(str(tests), "-p", "pytest_asyncio.plugin",
+                                             "-p", "amplifier_core.pytest_plugin", "-p", "no:cacheprovider",
+                                             "-o", "asyncio_default_fixture_loop_scope=function", *args)
 
 
 def test_context_with_upstream_should_compact_signature_passes_the_behavioural_suite(pytester) -> None:
@@ -122,8 +126,7 @@ def test_hook_suite_mounts_the_module_for_every_test_so_its_handlers_see_the_eve
               "    coordinator.hooks.register('test:event', record, name='record')\n")
     _write_repository(pytester.path, "amplifier-module-hooks-record", "amplifier_module_hooks_record", source,
                       "HookBehaviorTests")
-    result = pytester.runpytest_subprocess(str(pytester.path / "amplifier-module-hooks-record" / "tests"),
-                                           "-p", "no:cacheprovider", "-k", "not malformed")
+    result = run_suite(pytester, pytester.path / "amplifier-module-hooks-record" / "tests", "-k", "not malformed")
     result.assert_outcomes(passed=6, deselected=1)
     # the coordinator-only tests emitted test:event to the mounted module: twice with data 'test', once empty
     received = [ast.literal_eval(line).get("data") for line in seen.read_text().splitlines()]
@@ -134,6 +137,5 @@ def test_hook_suite_mount_failure_fails_only_the_tests_that_need_the_mount(pytes
     source = "async def mount(coordinator, config):\n    raise RuntimeError('needs config')\n"
     _write_repository(pytester.path, "amplifier-module-hooks-needy", "amplifier_module_hooks_needy", source,
                       "HookBehaviorTests")
-    result = pytester.runpytest_subprocess(str(pytester.path / "amplifier-module-hooks-needy" / "tests"),
-                                           "-p", "no:cacheprovider")
+    result = run_suite(pytester, pytester.path / "amplifier-module-hooks-needy" / "tests")
     result.assert_outcomes(passed=4, errors=3)  # mount_succeeds and the two cleanup tests name hook_cleanup

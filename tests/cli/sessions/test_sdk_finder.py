@@ -310,14 +310,12 @@ def test_import_anthropic_through_the_finder_gives_the_same_modules_as_a_plain_i
     if importlib.util.find_spec("anthropic") is None:
         pytest.skip("the anthropic SDK is not installed")
 
-    def run(mode: str) -> dict:
-        done = subprocess.run([sys.executable, "-c", ANTHROPIC_SCRIPT, mode], capture_output=True, text=True,
-                              timeout=120, check=True)
-        return json.loads(done.stdout)
-
-    plain, through_finder = run("plain"), run("finder")
-    assert through_finder["files"] == plain["files"]
-    assert len(plain["files"]) > 100
-    assert through_finder["by_finder"] > 0.9 * len(plain["files"])
-    assert plain["by_finder"] == 0
-    assert through_finder["text"] == plain["text"] == "hello"
+    done = subprocess.run([sys.executable, "-c", ANTHROPIC_SCRIPT, "finder"], capture_output=True, text=True,
+                          timeout=120, check=True)
+    through_finder = json.loads(done.stdout)
+    # a plain import (this process's) finds every one of those modules in the same file
+    plain = {name: getattr(importlib.import_module(name), "__file__", None) for name in through_finder["files"]}
+    assert through_finder["files"] == plain
+    assert len(plain) > 100
+    assert through_finder["by_finder"] > 0.9 * len(plain)
+    assert through_finder["text"] == "hello"
