@@ -208,3 +208,25 @@ class LazyClient:
         if self._client is not None:
             client, self._client = self._client, None
             await client.close()
+
+
+_TLS_CONTEXTS: dict[str, Any] = {}  # HTTP library (httpx, httpx2) -> the TLS context its default settings build
+
+
+def sdk_http_client(default_client_class: type) -> Any:
+    """A new HTTP client of an SDK's own default class (``anthropic.DefaultAsyncHttpxClient``: its timeouts,
+    limits and redirects stay) on this process's one TLS context. Building a context loads the certificate store,
+    20-50 ms of CPU that every provider instance paid again (sub-agents, `/model`, each session of a process).
+    The context is built as the HTTP library builds its default (the same trust store and environment); only it
+    is shared, never connections."""
+    import importlib
+
+    library = next((base.__module__.partition(".")[0] for base in default_client_class.__mro__[1:]
+                    if hasattr(importlib.import_module(base.__module__.partition(".")[0]), "create_ssl_context")),
+                   None)
+    if library is None:  # an HTTP library without it: the SDK's default, context and all
+        return default_client_class()
+    context = _TLS_CONTEXTS.get(library)
+    if context is None:
+        context = _TLS_CONTEXTS[library] = importlib.import_module(library).create_ssl_context()
+    return default_client_class(verify=context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -199,3 +200,26 @@ async def test_lazy_client_is_built_once_and_closed_once() -> None:
     await lazy.close()
     await lazy.close()
     assert Client.closed == 1
+
+
+def test_sdk_http_clients_share_one_verifying_tls_context_and_keep_the_sdks_defaults(monkeypatch) -> None:
+    import ssl
+
+    import anthropic
+    import openai
+
+    from amplifier_support import provider_support
+
+    library = importlib.import_module(anthropic.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0])
+    built: list[ssl.SSLContext] = []
+    real = library.create_ssl_context
+    monkeypatch.setattr(library, "create_ssl_context", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
+    monkeypatch.setattr(provider_support, "_TLS_CONTEXTS", {})
+
+    clients = [provider_support.sdk_http_client(anthropic.DefaultAsyncHttpxClient) for _ in range(2)]
+    clients.append(provider_support.sdk_http_client(openai.DefaultAsyncHttpxClient))
+
+    assert len(built) == 1 and len({id(client) for client in clients}) == 3  # one context, separate clients
+    assert built[0].verify_mode == ssl.CERT_REQUIRED and built[0].check_hostname
+    default = anthropic.DefaultAsyncHttpxClient()
+    assert (clients[0].timeout, clients[0].follow_redirects) == (default.timeout, default.follow_redirects)

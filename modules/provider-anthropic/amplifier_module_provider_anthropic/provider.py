@@ -26,6 +26,7 @@ from amplifier_support.provider_support import (
     complete_with_retries,
     emit_via,
     retry_config_from,
+    sdk_http_client,
     utf8_safe,
 )
 
@@ -86,7 +87,8 @@ class AnthropicProvider:
         import anthropic
 
         return anthropic.AsyncAnthropic(
-            api_key=self._api_key, base_url=self.base_url, timeout=self.config.timeout, max_retries=0
+            api_key=self._api_key, base_url=self.base_url, timeout=self.config.timeout, max_retries=0,
+            http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),
         )
 
     async def close(self) -> None:

@@ -26,6 +26,7 @@ from amplifier_support.provider_support import (
     complete_with_retries,
     emit_via,
     retry_config_from,
+    sdk_http_client,
     utf8_safe,
 )
 
@@ -85,7 +86,8 @@ class OpenAIProvider:
         import openai
 
         return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                  timeout=self.config.timeout, max_retries=0)
+                                  timeout=self.config.timeout, max_retries=0,
+                                  http_client=sdk_http_client(openai.DefaultAsyncHttpxClient))
 
     async def close(self) -> None:
         await self._client.close()
