@@ -182,11 +182,12 @@ class E2E:
     def run_in_terminal(self, *args: str) -> tuple[int | None, str]:
         """Run `amplifier ARGS` in a pseudo-terminal (stdin and stdout are a tty); returns (exit status, output)."""
         import pexpect
+        from testkit.terminal import spawn_in_terminal
 
         self.trust_now()
         command = installed_amplifier()
-        child = pexpect.spawn(command[0], [*command[1:], *args], cwd=str(self.project), env=self.env,
-                              encoding="utf-8", dimensions=(40, 160), timeout=TIMEOUT)
+        child = spawn_in_terminal(command[0], [*command[1:], *args], cwd=str(self.project), env=self.env,
+                                  encoding="utf-8", dimensions=(40, 160), timeout=TIMEOUT)
         child.expect(pexpect.EOF)
         child.close()
         return child.exitstatus, child.before

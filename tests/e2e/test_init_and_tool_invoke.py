@@ -15,6 +15,7 @@ from typing import Any
 import pexpect
 import pytest
 from fakeapi import Turn
+from testkit.terminal import spawn_in_terminal
 
 from .conftest import installed_amplifier
 
@@ -25,8 +26,8 @@ PROMPT = "❯ "
 def _spawn(e2e: Any, *args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
     command = installed_amplifier()
     environment = {**e2e.env, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm-256color", **(env or {})}
-    return pexpect.spawn(command[0], [*command[1:], *args], cwd=str(e2e.project), env=environment,
-                         encoding="utf-8", dimensions=(50, 160), timeout=60)
+    return spawn_in_terminal(command[0], [*command[1:], *args], cwd=str(e2e.project), env=environment,
+                             encoding="utf-8", dimensions=(50, 160), timeout=60)
 
 
 def _chat_answers(child: pexpect.spawn, answer: str) -> None:

@@ -120,12 +120,13 @@ def test_cleanup_in_a_terminal_asks_and_keeps_everything_on_no(e2e) -> None:
     old = _write_session(e2e.sessions_dir, "77777777-0000-4000-8000-000000000000", e2e.project.resolve(),
                          age=timedelta(days=30))
     import pexpect
+    from testkit.terminal import spawn_in_terminal
 
     from .conftest import TIMEOUT, installed_amplifier
 
     command = installed_amplifier()
-    child = pexpect.spawn(command[0], [*command[1:], "session", "cleanup", "--days", "7"], cwd=str(e2e.project),
-                          env=e2e.env, encoding="utf-8", timeout=TIMEOUT)
+    child = spawn_in_terminal(command[0], [*command[1:], "session", "cleanup", "--days", "7"], cwd=str(e2e.project),
+                              env=e2e.env, encoding="utf-8", timeout=TIMEOUT)
     child.expect("Delete these 1 session")
     child.sendline("n")
     child.expect(pexpect.EOF)

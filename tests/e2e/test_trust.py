@@ -190,13 +190,14 @@ def test_trust_list_and_revoke(stranger) -> None:
 
 def test_the_chat_asks_before_anything_runs_and_no_is_the_default(stranger) -> None:
     import pexpect
+    from testkit.terminal import spawn_in_terminal
 
     e2e, evil = stranger
     evil.add(Turn(text="hello from the model"))  # once trusted, the project's endpoint answers
     e2e.env.update({"PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm-256color"})
     command = [*installed_amplifier(), "-P", "mine"]
-    child = pexpect.spawn(command[0], command[1:], cwd=str(e2e.project), env=e2e.env, encoding="utf-8",
-                          dimensions=(40, 200), timeout=60)
+    child = spawn_in_terminal(command[0], command[1:], cwd=str(e2e.project), env=e2e.env, encoding="utf-8",
+                              dimensions=(40, 200), timeout=60)
     child.expect("runs: ./bin/mcp-shared.sh")
     child.expect(r"Trust this project")
     assert _ran(e2e.project) == set()  # the question comes before anything of the project started
@@ -207,8 +208,8 @@ def test_the_chat_asks_before_anything_runs_and_no_is_the_default(stranger) -> N
     child.expect(pexpect.EOF)
     assert _ran(e2e.project) == set()
 
-    child = pexpect.spawn(command[0], command[1:], cwd=str(e2e.project), env=e2e.env, encoding="utf-8",
-                          dimensions=(40, 200), timeout=60)
+    child = spawn_in_terminal(command[0], command[1:], cwd=str(e2e.project), env=e2e.env, encoding="utf-8",
+                              dimensions=(40, 200), timeout=60)
     child.expect(r"Trust this project")
     child.sendline("y")
     child.expect("Trusted")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from testkit.terminal import spawn_in_terminal
 from warmstart import amplifier_command
 
 PROMPT = "❯ "
@@ -107,8 +108,8 @@ def spawn_chat(chat_project: Path) -> Iterator:
     children: list[pexpect.spawn] = []
 
     def spawn(*args: str) -> Chat:
-        child = pexpect.spawn(amplifier_binary(), list(args), cwd=str(chat_project), env=dict(os.environ),
-                              encoding="utf-8", dimensions=(50, 140), timeout=20)
+        child = spawn_in_terminal(amplifier_binary(), list(args), cwd=str(chat_project), env=dict(os.environ),
+                                  encoding="utf-8", dimensions=(50, 140), timeout=20)
         children.append(child)
         return Chat(child)
 

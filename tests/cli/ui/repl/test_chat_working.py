@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pexpect
 from fakeapi import ToolCall, Turn
+from testkit.terminal import spawn_in_terminal
 
 from .conftest import PROMPT, amplifier_binary, wait_until_read
 
@@ -86,8 +87,8 @@ def test_run_draws_the_indicator_on_the_terminals_stderr_and_never_into_piped_st
     first_byte = threading.Event()
     fake_api.add(Turn(text="piped-answer"), gate=first_byte, when_last_user_contains="piped")
     command = f"'{amplifier_binary()}' run 'piped question' > out.txt"
-    child = pexpect.spawn("bash", ["-c", command], cwd=str(chat_project), env=dict(os.environ),
-                          encoding="utf-8", dimensions=(50, 140), timeout=20)
+    child = spawn_in_terminal("bash", ["-c", command], cwd=str(chat_project), env=dict(os.environ),
+                              encoding="utf-8", dimensions=(50, 140), timeout=20)
     try:
         child.expect_exact(HINT)  # stderr is the terminal: the indicator is there
         seen = child.before + child.after

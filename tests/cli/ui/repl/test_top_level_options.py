@@ -9,6 +9,7 @@ import sys
 
 import pexpect
 from fakeapi import Turn
+from testkit.terminal import spawn_in_terminal
 
 
 def test_model_option_before_any_command_opens_the_chat_with_that_model(spawn_chat, fake_api) -> None:
@@ -58,8 +59,8 @@ finally:
 def test_bare_amplifier_in_a_terminal_opens_the_chat_without_importing_typer(chat_project, fake_api) -> None:
     """The common way into the chat starts as `amplifier run` does: straight from the entry point."""
     fake_api.add(Turn(text="bare-answer"))
-    child = pexpect.spawn(sys.executable, ["-c", PROBE], cwd=str(chat_project), env=dict(os.environ),
-                          encoding="utf-8", dimensions=(50, 140), timeout=20)
+    child = spawn_in_terminal(sys.executable, ["-c", PROBE], cwd=str(chat_project), env=dict(os.environ),
+                              encoding="utf-8", dimensions=(50, 140), timeout=20)
     try:
         child.expect_exact("· session ")
         assert "[chat-test]" in child.before  # the project's active profile, as the Typer root would pick
