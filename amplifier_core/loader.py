@@ -16,11 +16,11 @@ import logging
 import os
 import sys
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .models import ModuleInfo
@@ -125,8 +125,9 @@ def clear_entry_point_cache() -> None:
     _entry_point_cache.clear()
 
 
-def installed_entry_point(module_id: str) -> EntryPoint | None:
-    """The first ``amplifier.modules`` entry point named ``module_id``, if any distribution declares one."""
+def installed_entry_points() -> Mapping[str, EntryPoint]:
+    """Every ``amplifier.modules`` entry point by module id (the first a distribution declares wins), from the
+    kept scan: what the app lists, checks and mounts all come from one table."""
     scan = importlib.metadata.entry_points  # looked up per call, so a patched importlib.metadata is honoured
     key = (scan, tuple(sys.path))
     table = _entry_point_cache.get(key)
@@ -136,7 +137,12 @@ def installed_entry_point(module_id: str) -> EntryPoint | None:
             table.setdefault(entry.name, entry)
         _entry_point_cache.clear()
         _entry_point_cache[key] = table
-    return table.get(module_id)
+    return MappingProxyType(table)
+
+
+def installed_entry_point(module_id: str) -> EntryPoint | None:
+    """The first ``amplifier.modules`` entry point named ``module_id``, if any distribution declares one."""
+    return installed_entry_points().get(module_id)
 
 
 def _entry_module(entry: Any) -> str | None:
@@ -269,7 +275,7 @@ class ModuleLoader:
     # -- discovery ---------------------------------------------------------------------------------
     async def discover(self) -> list[ModuleInfo]:
         found: dict[str, ModuleInfo] = {}
-        for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        for entry in installed_entry_points().values():
             found.setdefault(entry.name, self._describe(entry.name, _entry_module(entry) or package_name(entry.name)))
         paths = self.search_paths
         if paths is None:

@@ -127,10 +127,8 @@ def entry_module_id(entry: Any) -> str:
 
 def installed_provider_facts() -> dict[str, ModuleFacts]:
     """{provider id (`anthropic`): facts} of every installed provider module (entry points), by id."""
-    from importlib.metadata import entry_points
-
+    from amplifier_core.loader import installed_entry_points
     from amplifier_core.module_ids import type_from_id
 
-    ids = sorted({point.name for point in entry_points(group="amplifier.modules")
-                  if type_from_id(point.name) == "provider"})
+    ids = sorted(module_id for module_id in installed_entry_points() if type_from_id(module_id) == "provider")
     return {module_id.removeprefix("provider-"): facts_of(module_id) for module_id in ids}

@@ -31,10 +31,9 @@ def _paths(paths: AmplifierPaths | None) -> AmplifierPaths:
 
 
 def installed_providers() -> list[str]:
-    from importlib.metadata import entry_points
+    from amplifier_core.loader import installed_entry_points
 
-    return sorted({provider_id(point.name) for point in entry_points(group="amplifier.modules")
-                   if point.name.startswith("provider-")})
+    return sorted({provider_id(name) for name in installed_entry_points() if name.startswith("provider-")})
 
 
 def key_state(name: str, paths: AmplifierPaths) -> str:

@@ -55,9 +55,9 @@ def _not_found_fix(module_id: str) -> str:
 
 def _known_module_ids() -> list[str]:
     """Ids of the installed modules (entry points `amplifier.modules`, the bundled ones among them)."""
-    from importlib.metadata import entry_points
+    from amplifier_core.loader import installed_entry_points
 
-    return sorted({entry.name for entry in entry_points(group="amplifier.modules")})
+    return sorted(installed_entry_points())
 
 
 def no_provider_message(plan: dict[str, Any], profile_name: str) -> str:

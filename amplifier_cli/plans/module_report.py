@@ -59,7 +59,7 @@ def explain_source(module_id: str, paths: AmplifierPaths | None = None) -> dict[
 
 def module_listing(paths: AmplifierPaths | None = None, module_type: str | None = None) -> list[dict[str, Any]]:
     """Installed modules, modules of the active profile and cached git checkouts, one row per id."""
-    from importlib.metadata import entry_points
+    from amplifier_core.loader import installed_entry_points
 
     from .sources import make_resolver
     from .sources.git_cache import GitCache
@@ -81,8 +81,8 @@ def module_listing(paths: AmplifierPaths | None = None, module_type: str | None 
             },
         )
 
-    for installed in entry_points(group="amplifier.modules"):
-        row(installed.name)["installed"] = True
+    for installed in installed_entry_points():
+        row(installed)["installed"] = True
     if resolver.workspace_dir is not None:  # None until the project is trusted (see waiting_workspace_modules)
         for module_id in workspace_module_ids(settings.paths):
             row(module_id)

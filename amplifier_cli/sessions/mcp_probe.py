@@ -46,9 +46,10 @@ class ProbeResult:
 
 
 def _tool_mcp_mount() -> Any:
-    from importlib.metadata import entry_points
+    from amplifier_core.loader import installed_entry_point
 
-    for entry in entry_points(group="amplifier.modules", name="tool-mcp"):
+    entry = installed_entry_point("tool-mcp")
+    if entry is not None:
         return entry.load()
     raise RuntimeFailure("the tool-mcp module is not installed (fix: reinstall amplifier)")
 
