@@ -1,7 +1,9 @@
-"""The warm-start server: one per test worker. It imports the heavy libraries `amplifier` needs once, then forks a
-child for each `amplifier` a test starts, so the child begins with those imports done.
+"""The warm-start server: one per test run (its pytest-xdist workers share it) or per test process. It imports the
+heavy libraries `amplifier` needs once, then forks a child for each `amplifier` (or MCP server) a test starts, so
+the child begins with those imports done.
 
-Run as `python server.py SOCKET REAL_SCRIPT`; it serves until its stdin (a pipe from the test worker) closes.
+Run as `python server.py SOCKET REAL_SCRIPT [--shared]`; it serves until its stdin (a pipe from the worker that
+started it) has closed and no worker holds a keepalive connection any more; `--shared` also removes its folder.
 A client (client.py) sends its argv, environment and working directory and hands over its stdin, stdout and
 stderr; the child takes them as its own, runs the console script's `main()`, and exits as the real process would.
 The server reports the child's pid, then how it ended; when a client disappears (killed), its child is killed.
@@ -119,6 +121,8 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.extend(struct.unpack(f"{len(data) // 4}i", data[: len(data) - len(data) % 4]))
+    if message == b"K" and not fds:  # a worker's keepalive connection: nothing more comes on it
+        return {"kind": "keepalive"}, []
     try:
         (size,) = _LENGTH.unpack(_receive(conn, _LENGTH.size))
         body = _receive(conn, size)
@@ -285,6 +289,8 @@ class Server:
         self.selector.register(self.listener, selectors.EVENT_READ, "accept")
         self.selector.register(self.wake_read, selectors.EVENT_READ, "reap")
         self.selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "parent")
+        self.keepalives = 0  # test workers holding a connection (a shared server): it ends when none is left
+        self.parent_gone = False
 
     def serve(self) -> None:
         while True:
@@ -296,8 +302,17 @@ class Server:
                     self._reap()
                 elif key.data == "parent":
                     if not os.read(sys.stdin.fileno(), 512):
-                        self._stop()
-                        return
+                        self.selector.unregister(key.fileobj)
+                        self.parent_gone = True
+                        if self.keepalives == 0:
+                            self._stop()
+                            return
+                elif key.data == "keepalive":
+                    if not self._still_there(key.fileobj):  # type: ignore[arg-type]
+                        self.keepalives -= 1
+                        if self.keepalives == 0 and self.parent_gone:
+                            self._stop()
+                            return
                 else:
                     self._client_left(key.data, key.fileobj)  # type: ignore[arg-type]
 
@@ -308,6 +323,11 @@ class Server:
             request, fds = _read_request(conn)
         except (OSError, ValueError, EOFError, TypeError):
             conn.close()
+            return
+        if request.get("kind") == "keepalive":
+            conn.setblocking(False)
+            self.selector.register(conn, selectors.EVENT_READ, "keepalive")
+            self.keepalives += 1
             return
         reason = _decline_reason(request)
         if reason is not None:
@@ -362,6 +382,19 @@ class Server:
         except OSError:
             pass
 
+    def _still_there(self, conn: socket.socket) -> bool:
+        """False (and the connection closed) once a keepalive connection's worker has gone."""
+        try:
+            if conn.recv(64):
+                return True
+        except BlockingIOError:
+            return True
+        except OSError:
+            pass
+        self.selector.unregister(conn)
+        conn.close()
+        return False
+
     def _stop(self) -> None:
         for pid in list(self.children):
             try:
@@ -371,12 +404,16 @@ class Server:
 
 
 def main() -> None:
-    path, real_script = sys.argv[1], sys.argv[2]
+    path, real_script, shared = sys.argv[1], sys.argv[2], sys.argv[3:] == ["--shared"]
     _preload()
     server = Server(path, real_script)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     server.serve()
+    if shared:  # no single worker owns it: the last one to leave is gone, so the server clears its own folder
+        import shutil
+
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
 
 
 if __name__ == "__main__":
