@@ -88,9 +88,3 @@ def messages(coordinator: MockCoordinator) -> list[str]:
     return [entry["message"] for entry in coordinator.display_system.messages]
 
 
-def process_alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from amplifier_module_hook_shell import hook_process
-from hook_lab import messages, one_hook, process_alive
+from hook_lab import messages, one_hook
+from testkit.processes import process_alive
 
 
 async def pre(coordinator, command: str = "ls"):

@@ -9,18 +9,10 @@ from pathlib import Path
 
 import pytest
 from amplifier_module_tool_bash import BashConfig, BashTool, mount
+from testkit.processes import process_alive
 
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.module_config import ModuleConfigError
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie (zombies are dead, merely unreaped)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def _eventually_dead(pid: int) -> bool:
@@ -28,9 +20,9 @@ async def _eventually_dead(pid: int) -> bool:
 
     def wait() -> bool:
         deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
+        while process_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.005)
-        return not _alive(pid)
+        return not process_alive(pid)
 
     return await asyncio.to_thread(wait)
 
@@ -227,7 +219,7 @@ async def test_processes_left_behind_by_a_foreground_command_are_ended_at_cleanu
     bash = coordinator.get("tools", "bash")
     result = await bash.execute({"command": "sleep 30 >/dev/null & echo $!"})
     pid = int(result.output.splitlines()[0])
-    assert "still running" in result.output and _alive(pid)
+    assert "still running" in result.output and process_alive(pid)
     await cleanup()
     assert await _eventually_dead(pid)
 
