@@ -34,6 +34,9 @@ def measure(label: str, arguments: list[str], cold: bool) -> None:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     summary = (done.stdout.strip().splitlines() or ["(no output)"])[-1]
     print(f"{label:5}  wall {wall:7.1f} s  cpu {cpu:7.1f} s  exit {done.returncode}  {summary}", flush=True)
+    for line in done.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"       {line}", flush=True)
 
 
 def _become_subreaper() -> None:
