@@ -52,18 +52,23 @@ class Repl:
     def mode(self) -> str:
         return getattr(self.request, "mode", "normal") or "normal"
 
-    def set_mode(self, mode: str) -> None:
-        """Switch plan mode for the next tool calls (the session's gate reads the capability at each call)."""
+    def set_mode(self, mode: str, *, announce: bool = True) -> str:
+        """Switch plan mode for the next tool calls (the session's gate reads the capability at each call);
+        returns the line that says so (printed unless ``announce`` is False)."""
         from amplifier_support.capability_names import SESSION_MODE
 
         self.request.mode = mode
         if self.live is not None:
             self.live.coordinator.register_capability(SESSION_MODE, mode)
-        say(f"Mode: {mode}" + (" (the model may read and think; writes and commands are refused)"
-                                if mode == "plan" else ""), "ok")
+        line = f"Mode: {mode}" + (" (the model may read and think; writes and commands are refused)"
+                                  if mode == "plan" else "")
+        if announce:
+            say(line, "ok")
+        return line
 
-    def toggle_mode(self) -> None:
-        self.set_mode("normal" if self.mode == "plan" else "plan")
+    def toggle_mode(self) -> str:
+        """Shift-Tab at the prompt: the other mode; the prompt prints the returned line above itself."""
+        return self.set_mode("normal" if self.mode == "plan" else "plan", announce=False)
 
     # -- session ------------------------------------------------------------------------------------------
     def start_opening(self) -> None:

@@ -65,15 +65,15 @@ def history_path(data_dir: Path, project: Path) -> Path:
     return data_dir / "history" / f"{digest}.txt"
 
 
-def input_bindings(toggle_mode: Callable[[], None] | None = None) -> KeyBindings:
+def input_bindings(toggle_mode: Callable[[], str] | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     if toggle_mode is not None:
         @bindings.add("s-tab")  # Shift-Tab: plan mode on/off, as in Claude Code
         def _toggle_mode(event: Any) -> None:
-            from prompt_toolkit.application import run_in_terminal
+            from .output import print_above_prompt
 
-            run_in_terminal(toggle_mode)
+            print_above_prompt(event.app, toggle_mode(), "ok")
 
     @bindings.add("enter", filter=~is_searching)  # while searching (Ctrl-R), Enter takes the found entry
     def _submit(event: Any) -> None:
@@ -94,7 +94,7 @@ def input_bindings(toggle_mode: Callable[[], None] | None = None) -> KeyBindings
 
 
 def build_prompt_session(history: History, completer: Completer, *, mode: Callable[[], str] | None = None,
-                         toggle_mode: Callable[[], None] | None = None) -> PromptSession[str]:
+                         toggle_mode: Callable[[], str] | None = None) -> PromptSession[str]:
     def message() -> StyleAndTextTuples:
         if mode is not None and mode() == "plan":
             return [("ansiyellow bold", "plan "), ("ansigreen bold", PROMPT)]

@@ -25,6 +25,20 @@ def say(text: str = "", style: str | None = None, *, end: str = "\n") -> None:
     print_formatted_text(FormattedText(fragments), end=end)
 
 
+def print_above_prompt(app: Any, text: str, style: str | None = None) -> None:
+    """A line above the running prompt, written from its own key handler without leaving raw mode: `say` (through
+    prompt-toolkit's run_in_terminal) switches the terminal to cooked mode meanwhile, where ICRNL turns an Enter
+    typed right after into Ctrl-J, a new line instead of a send."""
+    from prompt_toolkit.formatted_text import FormattedText
+    from prompt_toolkit.renderer import print_formatted_text as write
+    from prompt_toolkit.styles import Style
+
+    app.renderer.erase(leave_alternate_screen=False)
+    write(app.output, FormattedText([(STYLES.get(style or "", style or ""), text + "\n")]), Style([]))
+    app.output.flush()
+    app.invalidate()
+
+
 def say_parts(*parts: tuple[str | None, str]) -> None:
     """One line made of (style, text) parts."""
     from prompt_toolkit import print_formatted_text
