@@ -84,7 +84,7 @@ def _too_deep(line: int | None) -> YamlLimitError:
     return YamlLimitError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", line)
 
 
-def check_expansion(root: Any, line_offset: int = 0) -> None:
+def check_expansion(root: Any) -> None:
     """Refuse a document whose aliases refer to themselves (a cycle) or expand to more than MAX_YAML_VALUES
     values or MAX_YAML_DEPTH levels. Computed on the node graph with a memo, so a billion-laughs file is
     judged in microseconds, without ever being expanded."""
@@ -95,7 +95,7 @@ def check_expansion(root: Any, line_offset: int = 0) -> None:
 
     def measure(node: Any, depth: int) -> tuple[int, int]:
         key = id(node)
-        line = node.start_mark.line + 1 + line_offset
+        line = node.start_mark.line + 1
         if key in active:
             raise YamlLimitError("a YAML alias refers to the node that contains it (a cycle)", line)
         if key in done:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,26 +65,28 @@ def load_yaml_document(path: Path) -> YamlDocument:
 def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | None = None) -> YamlDocument:
     from amplifier_support.yaml_limits import compose_limited as compose
 
-    node, loader = _composed(compose, text, path, line_offset)
-    try:  # one parse gives both the nodes (for the lines) and the data built from them
-        data = loader.construct_document(node) if node is not None else None
-    finally:
-        loader.dispose()
+    with _refusals_as_config_error(text, path, line_offset):  # one parse gives the nodes (lines) and the data
+        node, loader = compose(text)
+        try:
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     doc = YamlDocument(path=path, data=data if data is not None else {}, body=body, text=text)
     if node is not None:
         _record_lines(node, (), doc.lines, line_offset)
     return doc
 
 
-def _composed(compose: Any, text: str, path: Path | str, line_offset: int = 0) -> Any:
-    """``compose(text)`` with its refusals as ConfigError naming the file, the line (counted in the whole file) and
-    the fix."""
+@contextmanager
+def _refusals_as_config_error(text: str, path: Path | str, line_offset: int = 0) -> Iterator[None]:
+    """What amplifier_support.yaml_limits refuses (a limit, or YAML it cannot read or construct) as ConfigError
+    naming the file, the line (counted in the whole file) and the fix."""
     import yaml
 
     if len(text) > MAX_YAML_BYTES:
         raise _too_big(path, len(text))
     try:
-        return compose(text)
+        yield
     except YamlLimitError as error:
         raise ConfigError.single(
             f"{error.problem}, past the limit for files amplifier reads", file=path,
@@ -106,21 +110,20 @@ def _too_big(path: Path | str, size: int) -> ConfigError:
 
 
 def safe_load_limited(text: str, path: Path | str = "<text>") -> Any:
-    """``yaml.safe_load`` with the same limits as every YAML file the app reads (ConfigError past them)."""
-    from amplifier_support.yaml_limits import compose_limited as compose
+    """``yaml.safe_load`` with the same limits as every YAML file the app reads (ConfigError past them, or for YAML
+    it cannot read)."""
+    from amplifier_support.yaml_limits import safe_load_limited as load
 
-    node, loader = _composed(compose, text, path)
-    try:
-        return loader.construct_document(node) if node is not None else None
-    finally:
-        loader.dispose()
+    with _refusals_as_config_error(text, path):
+        return load(text)
 
 
 def compose_limited(text: str, path: Path | str = "<text>") -> Any:
     """``yaml.compose`` (the node tree, with marks) under the same limits."""
     from amplifier_support.yaml_limits import compose_limited as compose
 
-    node, loader = _composed(compose, text, path)
+    with _refusals_as_config_error(text, path):
+        node, loader = compose(text)
     loader.dispose()
     return node
 

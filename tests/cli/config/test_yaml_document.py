@@ -30,6 +30,7 @@ BAD = {
     "syntax": "a: [1\nb: c\n",
     "control character": "a: \x00\n",
     "cycle": "profile: {name: bomb}\nsession: &loop\n  orchestrator: *loop\n",
+    "unsafe tag": "profile: {name: x}\nsession: !!python/object:os.system x\n",
 }
 
 
@@ -65,7 +66,9 @@ def test_both_parsers_refuse_the_same_way(parser: str, kind: str) -> None:
     expected = {"flow nesting": f"nested deeper than {MAX_YAML_DEPTH} levels",
                 "block nesting": f"nested deeper than {MAX_YAML_DEPTH} levels",
                 "syntax": "invalid YAML", "control character": "#x0000",
-                "cycle": "refers to the node that contains it"}[kind]
+                "cycle": "refers to the node that contains it",
+                "unsafe tag": "could not determine a constructor for the tag"}[kind]
     assert expected in message
     line = refused.value.problems[0].line
-    assert line == {"flow nesting": 2, "syntax": 2, "cycle": 2, "control character": None}.get(kind, line)
+    assert line == {"flow nesting": 2, "syntax": 2, "cycle": 2, "control character": None, "unsafe tag": 2}.get(kind,
+                                                                                                             line)
