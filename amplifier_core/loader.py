@@ -117,7 +117,7 @@ def _missing_dependency_message(module_id: str, where: str, error: ImportError) 
 
 # Entry points of the amplifier.modules group by name. Scanning installed distributions costs milliseconds,
 # so the table is kept while sys.path is unchanged (a new sys.path, or clear_entry_point_cache(), rescans).
-_entry_point_cache: dict[tuple[Any, tuple[str, ...]], dict[str, EntryPoint]] = {}
+_entry_point_cache: dict[tuple[Any, tuple[str, ...]], Mapping[str, EntryPoint]] = {}
 
 
 def clear_entry_point_cache() -> None:
@@ -132,12 +132,13 @@ def installed_entry_points() -> Mapping[str, EntryPoint]:
     key = (scan, tuple(sys.path))
     table = _entry_point_cache.get(key)
     if table is None:
-        table = {}
+        found: dict[str, EntryPoint] = {}
         for entry in scan(group=ENTRY_POINT_GROUP):
-            table.setdefault(entry.name, entry)
+            found.setdefault(entry.name, entry)
+        table = MappingProxyType(found)  # read-only: every caller shares it
         _entry_point_cache.clear()
         _entry_point_cache[key] = table
-    return MappingProxyType(table)
+    return table
 
 
 def installed_entry_point(module_id: str) -> EntryPoint | None:

@@ -219,14 +219,16 @@ def sdk_http_client(default_client_class: type) -> Any:
     20-50 ms of CPU that every provider instance paid again (sub-agents, `/model`, each session of a process).
     The context is built as the HTTP library builds its default (the same trust store and environment); only it
     is shared, never connections."""
-    import importlib
+    import sys
 
-    library = next((base.__module__.partition(".")[0] for base in default_client_class.__mro__[1:]
-                    if hasattr(importlib.import_module(base.__module__.partition(".")[0]), "create_ssl_context")),
-                   None)
-    if library is None:  # an HTTP library without it: the SDK's default, context and all
+    library: Any = None
+    for base in default_client_class.__mro__[1:]:  # its base is the HTTP library's client (imported with it)
+        library = sys.modules.get(base.__module__.partition(".")[0])
+        if hasattr(library, "create_ssl_context"):
+            break
+    else:  # an HTTP library without it: the SDK's default, context and all
         return default_client_class()
-    context = _TLS_CONTEXTS.get(library)
+    context = _TLS_CONTEXTS.get(library.__name__)
     if context is None:
-        context = _TLS_CONTEXTS[library] = importlib.import_module(library).create_ssl_context()
+        context = _TLS_CONTEXTS[library.__name__] = library.create_ssl_context()
     return default_client_class(verify=context)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from contextlib import ExitStack
 from typing import Any, TextIO
 
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -215,39 +214,37 @@ class Repl:
         self.prompt_session = build_prompt_session(history, self.completer, mode=lambda: self.mode,
                                                    toggle_mode=self.toggle_mode)
         self.start_opening()
-        typeahead = ExitStack()
-        typeahead.enter_context(enter_typed_ahead_sends())  # an Enter typed during a turn still sends
-        try:
-            if self.first_message and not await self.send_first_message(self.first_message):
-                return self.exit_code
-            while True:
-                self.guard_sigint()
-                self.out.write("\n")
-                self.out.flush()
-                try:
-                    with patch_stdout(raw=True):
-                        text = await self.prompt_session.prompt_async()
-                except KeyboardInterrupt:
-                    continue  # a SIGINT from outside (the Ctrl-C key clears the line in place: input.py)
-                except EOFError:
-                    break
-                except SessionOpenFailed:
-                    assert self.opener is not None
-                    self.report_open_failure(self.opener.exception() or RuntimeError("unknown"))
-                    return self.exit_code
-                self.guard_sigint()
-                if not await self.handle(text):
-                    break
-                if self.exit_code != EXIT_OK and self.live is None and self.opener is not None \
-                        and self.opener.done():
-                    return self.exit_code
-        finally:
-            await self.close_session()
+        with enter_typed_ahead_sends():  # an Enter typed during a turn still sends
             try:
-                asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
-            typeahead.close()
+                if self.first_message and not await self.send_first_message(self.first_message):
+                    return self.exit_code
+                while True:
+                    self.guard_sigint()
+                    self.out.write("\n")
+                    self.out.flush()
+                    try:
+                        with patch_stdout(raw=True):
+                            text = await self.prompt_session.prompt_async()
+                    except KeyboardInterrupt:
+                        continue  # a SIGINT from outside (the Ctrl-C key clears the line in place: input.py)
+                    except EOFError:
+                        break
+                    except SessionOpenFailed:
+                        assert self.opener is not None
+                        self.report_open_failure(self.opener.exception() or RuntimeError("unknown"))
+                        return self.exit_code
+                    self.guard_sigint()
+                    if not await self.handle(text):
+                        break
+                    if self.exit_code != EXIT_OK and self.live is None and self.opener is not None \
+                            and self.opener.done():
+                        return self.exit_code
+            finally:
+                await self.close_session()
+                try:
+                    asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
         if self.live is not None and self.live.record.has_messages:  # an empty chat is not kept (see the store)
             say(f"Session {self.live.session_id[:8]} saved. Resume with: amplifier continue", "dim")
         return self.exit_code

@@ -9,38 +9,29 @@ no line, and the prompt's raw mode makes the pending bytes readable. `!cmd` gets
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 
-@contextmanager
-def enter_typed_ahead_sends(fd: int = 0) -> Iterator[None]:
+def enter_typed_ahead_sends(fd: int = 0) -> AbstractContextManager[None]:
     """ICRNL off on ``fd`` (a terminal) for the block, restored after; nothing when ``fd`` is not a terminal."""
-    saved = _attributes(fd)
-    if saved is None:
-        yield
-        return
-    import termios
+    return _icrnl(fd, on=False)
 
-    changed = list(saved)
-    changed[0] = saved[0] & ~termios.ICRNL
-    _apply(fd, changed)
-    try:
-        yield
-    finally:
-        _apply(fd, saved)
+
+def terminal_as_the_user_had_it(fd: int = 0) -> AbstractContextManager[None]:
+    """ICRNL back on for the block (a program the user runs with `!cmd` reads lines as usual), then off again."""
+    return _icrnl(fd, on=True)
 
 
 @contextmanager
-def terminal_as_the_user_had_it(fd: int = 0) -> Iterator[None]:
-    """ICRNL back on for the block (a program the user runs with `!cmd` reads lines as usual), then off again."""
+def _icrnl(fd: int, *, on: bool) -> Iterator[None]:
     current = _attributes(fd)
     if current is None:
         yield
         return
     import termios
 
-    _apply(fd, [current[0] | termios.ICRNL, *current[1:]])
+    _apply(fd, [current[0] | termios.ICRNL if on else current[0] & ~termios.ICRNL, *current[1:]])
     try:
         yield
     finally:
