@@ -115,9 +115,11 @@ def _missing_dependency_message(module_id: str, where: str, error: ImportError) 
     return f"Module '{module_id}' ({where}) failed to import: {error}"
 
 
-# Entry points of the amplifier.modules group by name. Scanning installed distributions costs milliseconds,
-# so the table is kept while sys.path is unchanged (a new sys.path, or clear_entry_point_cache(), rescans).
-_entry_point_cache: dict[tuple[Any, tuple[str, ...]], Mapping[str, EntryPoint]] = {}
+# Entry points of the amplifier.modules group by name. Scanning installed distributions costs 15-20 ms, so the
+# table is kept while sys.path and its folders are unchanged: installing or removing a distribution adds or
+# removes a dist-info folder, which changes the modification time of the folder it is in (a new sys.path, a
+# changed folder, or clear_entry_point_cache() rescans).
+_entry_point_cache: dict[tuple[Any, tuple[tuple[str, int], ...]], Mapping[str, EntryPoint]] = {}
 
 
 def clear_entry_point_cache() -> None:
@@ -129,7 +131,7 @@ def installed_entry_points() -> Mapping[str, EntryPoint]:
     """Every ``amplifier.modules`` entry point by module id (the first a distribution declares wins), from the
     kept scan: what the app lists, checks and mounts all come from one table."""
     scan = importlib.metadata.entry_points  # looked up per call, so a patched importlib.metadata is honoured
-    key = (scan, tuple(sys.path))
+    key = (scan, _search_path_state())
     table = _entry_point_cache.get(key)
     if table is None:
         found: dict[str, EntryPoint] = {}
@@ -139,6 +141,17 @@ def installed_entry_points() -> Mapping[str, EntryPoint]:
         _entry_point_cache.clear()
         _entry_point_cache[key] = table
     return table
+
+
+def _search_path_state() -> tuple[tuple[str, int], ...]:
+    """sys.path, each entry with its modification time (-1 for one that is not there)."""
+    state = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except (OSError, TypeError, ValueError):
+            state.append((str(entry), -1))
+    return tuple(state)
 
 
 def installed_entry_point(module_id: str) -> EntryPoint | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import os
 import sys
 import uuid
 from importlib.metadata import EntryPoint
@@ -652,3 +653,21 @@ async def test_loading_runs_the_type_validator_on_the_module_it_mounts(workshop,
     await loader.load(module_id)
     assert seen == [sys.modules[package_name(module_id)]]
     loader.cleanup()
+
+
+def test_a_distribution_installed_into_a_folder_on_sys_path_is_seen_without_clearing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept scan is keyed by sys.path and its folders' modification times: an install adds a dist-info folder."""
+    from amplifier_core.loader import installed_entry_point
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    os.utime(site, ns=(0, 0))  # an old folder: the install below changes its time, however fast it follows
+    assert installed_entry_point("tool-installed-late") is None
+    info = site / "late_pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-pkg\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[amplifier.modules]\ntool-installed-late = late_pkg:mount\n")
+    found = installed_entry_point("tool-installed-late")
+    assert found is not None and found.value == "late_pkg:mount"
