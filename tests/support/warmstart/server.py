@@ -28,10 +28,14 @@ from typing import Any
 # the working directory when imported (the app's settings, paths and limits are read when used).
 PRELOAD = (
     "anthropic", "anthropic.resources", "anthropic.lib.streaming", "openai", "openai.resources",
-    "openai.resources.responses", "openai.resources.chat", "openai.lib.streaming", "jsonschema", "requests",
+    # openai's packages export lazily: the modules themselves (0.3 s for the Responses API on a child's first call)
+    "openai.resources.responses.responses", "openai.resources.chat.completions.completions",
+    "openai.lib.streaming.responses", "openai.lib.streaming.chat", "jsonschema", "requests",
     "httpx2", "httpcore2", "h11", "anyio._backends._asyncio", "truststore", "pydantic",
-    "yaml", "typer", "click", "rich.console", "rich.markdown", "rich.table", "rich.live", "rich._emoji_codes",
-    "prompt_toolkit", "prompt_toolkit.shortcuts", "prompt_toolkit.input.vt100", "mcp", "mcp.client.stdio",
+    "yaml", "typer", "typer._adapters", "typer._click.decorators", "click", "rich.console", "rich.markdown",
+    "rich.table", "rich.live", "rich._emoji_codes",
+    "prompt_toolkit", "prompt_toolkit.shortcuts", "prompt_toolkit.input.vt100",
+    "prompt_toolkit.key_binding.bindings.search", "anyio._core._subprocesses", "mcp", "mcp.client.stdio",
     "mcp.client.streamable_http", "opentelemetry.sdk.trace", "opentelemetry.sdk.metrics",
     "opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.proto.http.metric_exporter",
     "tree_sitter", "tree_sitter_bash", "concurrent.futures.thread", "encodings.idna", "encodings.utf_8_sig",
@@ -48,6 +52,9 @@ STARTUP_ONLY = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONHASHSEED", 
                 "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONOPTIMIZE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX",
                 "PYTHONTRACEMALLOC", "PYTHONFAULTHANDLER", "PYTHONNOUSERSITE", "PYTHONUSERBASE", "PYTHONPLATLIBDIR",
                 "LANG", "LC_ALL", "LC_CTYPE", "COVERAGE_PROCESS_START")
+# What the preload reads from the environment (the certificate store of the shared TLS context, see _build_tls):
+# an `amplifier` client whose environment differs in one gets a cold start too.
+PRELOAD_READS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 # ... but for the MCP servers (an SDK gives them a minimal environment): PYTHONPATH is put on sys.path in the child,
 # a missing locale means the UTF-8 stdio they use anyway, and the rest changes nothing they do.
 NOT_FOR_MODULES = ("PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX",
@@ -68,6 +75,9 @@ def _preload() -> None:
             pass
     sys.path.pop()
     _build_sdk_models()
+    _build_tls_contexts()
+    _build_read_only_messages()
+    _probe_namespaces()
     import gc
 
     gc.collect()
@@ -94,6 +104,63 @@ def _build_sdk_models() -> None:
             for model in classes(annotation):
                 model.model_rebuild()  # type: ignore[attr-defined]
     except Exception:  # an SDK without these names: its children build them themselves
+        pass
+
+
+def _build_tls_contexts() -> None:
+    """The providers' one TLS context per process (provider_support.sdk_http_client): loading the certificate
+    store is 50 ms of CPU that every child making a request paid again."""
+    try:
+        import anthropic
+        import openai
+
+        from amplifier_support.provider_support import sdk_http_client
+
+        for sdk in (anthropic, openai):
+            sdk_http_client(sdk.DefaultAsyncHttpxClient)
+    except Exception:  # children build their own
+        pass
+
+
+def _scan_entry_points(real_script: str) -> None:
+    """The kernel's kept scan of the installed modules (loader.installed_entry_points), made with the sys.path an
+    `amplifier` child has (see _program): the children reuse it while no folder on it changes."""
+    try:
+        from amplifier_core.loader import installed_entry_points
+
+        first = sys.path[0]
+        sys.path[0] = os.path.dirname(real_script)
+        try:
+            installed_entry_points()
+        finally:
+            sys.path[0] = first
+    except Exception:  # children scan themselves
+        pass
+
+
+def _probe_namespaces() -> None:
+    """tool-bash asks once per process whether a user + mount namespace can be made (a `python` child, 30 ms):
+    the children are forked from here and could make one exactly when this process can."""
+    try:
+        from amplifier_support.sandbox.policy import namespace_support
+
+        namespace_support()
+    except Exception:  # children probe themselves
+        pass
+
+
+def _build_read_only_messages() -> None:
+    """The kernel's read-only message classes (read_only_messages), built on a child's first stored message:
+    one message holding a block of every kind builds them all here."""
+    try:
+        from amplifier_core.read_only_messages import read_only_model
+
+        read_only_model({"role": "assistant", "content": [
+            {"type": "text", "text": ""}, {"type": "thinking", "thinking": ""},
+            {"type": "redacted_thinking", "data": ""}, {"type": "tool_call", "id": "", "name": "", "input": {}},
+            {"type": "tool_result", "tool_call_id": "", "output": ""}, {"type": "image", "source": {}},
+            {"type": "reasoning", "content": [], "summary": []}]})
+    except Exception:  # children build them themselves
         pass
 
 
@@ -158,7 +225,7 @@ def _send(conn: socket.socket, word: str, value: object) -> None:
 
 def _decline_reason(request: dict[str, Any]) -> str | None:
     env = request.get("env") or {}
-    startup_only = STARTUP_ONLY
+    startup_only = (*STARTUP_ONLY, *PRELOAD_READS)
     if request.get("kind") == "python":
         argv = request.get("argv") or []
         if len(argv) < 2 or argv[0] != "-m" or argv[1] not in MODULES:
@@ -406,6 +473,7 @@ class Server:
 def main() -> None:
     path, real_script, shared = sys.argv[1], sys.argv[2], sys.argv[3:] == ["--shared"]
     _preload()
+    _scan_entry_points(real_script)
     server = Server(path, real_script)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
