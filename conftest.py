@@ -7,7 +7,7 @@ import os
 
 from hypothesis import settings
 
-pytest_plugins = ["fakeapi.fixtures", "testkit.fixtures", "mcptestserver.fixtures"]
+pytest_plugins = ["testkit.bytecode", "fakeapi.fixtures", "testkit.fixtures", "mcptestserver.fixtures"]
 
 # The default run is the suite's: the same examples each time (a failure reproduces), few enough to stay fast.
 settings.register_profile("default-run", max_examples=150, derandomize=True, deadline=None)

@@ -5,7 +5,6 @@ writes the real user's settings, sessions or caches."""
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,23 +12,6 @@ from pathlib import Path
 import pytest
 
 from testkit.git_repos import GitRepoFactory
-
-# compiled for the processes tests start: the app and what it loads, and the test servers run as `python -m`
-_STARTED_CODE = ("amplifier_cli", "amplifier_core", "amplifier_support", "modules", "tests/support")
-_NOT_STARTED = re.compile(r"[/\\]modules[/\\][^/\\]+[/\\]tests[/\\]")  # a module's own tests: pytest imports them
-
-
-@pytest.fixture(scope="session", autouse=True)
-def app_bytecode() -> None:
-    """Write the .pyc files of the code that the processes tests start run, as `pip install` does for an
-    installed package: with PYTHONDONTWRITEBYTECODE set (as in some shells and CI images), every `amplifier`
-    process would otherwise compile the app again (about 0.1 s of CPU a process, over a thousand processes a
-    run). Up-to-date files are left alone, so only the first worker of a run writes them."""
-    import compileall
-
-    repo = Path(__file__).resolve().parents[3]
-    for root in _STARTED_CODE:
-        compileall.compile_dir(str(repo / root), quiet=2, rx=_NOT_STARTED)
 
 
 @pytest.fixture(autouse=True)
