@@ -62,11 +62,14 @@ def _is_started_code(path: Path) -> bool:
 
 
 def _test_modules(config: pytest.Config) -> Iterator[Path]:
-    """The files collection imports with rewritten asserts: test modules and conftests under testpaths, and the
-    behavioural suite."""
+    """The files collection imports with rewritten asserts: the test modules and conftests of the paths this run
+    was given (testpaths by default), and the behavioural suite."""
     skip = [*config.getini("norecursedirs"), "__pycache__"]
-    for root in [*config.getini("testpaths"), BEHAVIOURAL_SUITE]:
-        for folder, dirs, names in os.walk(config.rootpath / root):
+    for argument in [*config.args, str(config.rootpath / BEHAVIOURAL_SUITE)]:
+        root = Path(config.invocation_params.dir, argument.split("::")[0])
+        if root.is_file() and _is_test_module(root, config):
+            yield root
+        for folder, dirs, names in os.walk(root):
             dirs[:] = sorted(name for name in dirs if not any(fnmatch.fnmatch(name, pattern) for pattern in skip))
             for name in names:
                 path = Path(folder) / name
