@@ -91,3 +91,15 @@ def _release(fifo) -> None:
     except OSError:
         return  # nobody reads it any more
     os.close(writer)
+
+
+@pytest.mark.parametrize("name", ["SSL_CERT_FILE", "SSL_CERT_DIR"])
+def test_a_client_whose_certificate_store_differs_from_the_servers_is_left_to_the_real_command(name: str) -> None:
+    """The server builds the providers' TLS context from its own environment before forking (server.PRELOAD_READS)."""
+    from warmstart import server
+
+    same = {"kind": "amplifier", "env": dict(os.environ)}
+    assert server._decline_reason(same) is None
+    assert server._decline_reason({**same, "env": {**os.environ, name: "/elsewhere/ca.pem"}}) == f"{name} differs"
+    mcp_server = {"kind": "python", "argv": ["-m", "mcp_server_time"], "env": {**os.environ, name: "/elsewhere"}}
+    assert server._decline_reason(mcp_server) is None  # an MCP server child makes no provider requests

@@ -9,7 +9,8 @@ and the launcher exits with the child's code or dies of its signal, so a test se
 command.
 
 What it cannot reproduce it leaves to the real command: a launch whose environment changes how an interpreter
-starts (PYTHONPATH, PYTHONIOENCODING, the locale, ... : server.STARTUP_ONLY) execs the console script. Tests about
+starts (PYTHONPATH, PYTHONIOENCODING, the locale, ... : server.STARTUP_ONLY), or what the server read while
+preloading (the certificate store's variables: server.PRELOAD_READS), execs the console script. Tests about
 startup itself (what is imported, how fast) use `real_amplifier_command()`. `AMPLIFIER_TEST_COLD=1` turns warm
 starts off for a whole run."""
 
