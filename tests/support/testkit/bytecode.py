@@ -17,7 +17,8 @@ import fnmatch
 import importlib.util
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,7 @@ def _is_test_module(path: Path, config: pytest.Config) -> bool:
                                              for pattern in config.getini("python_files"))
 
 
-def _assert_rewriter(config: pytest.Config):  # type: ignore[no-untyped-def]
+def _assert_rewriter(config: pytest.Config) -> Callable[[Path], None] | None:
     """A function writing pytest's rewritten .pyc of a test module, or None where pytest does not rewrite asserts
     (``--assert=plain``) or its private helpers moved (then pytest just rewrites while collecting, as always)."""
     if config.getoption("assertmode") != "rewrite":
@@ -102,14 +103,15 @@ def _assert_rewriter(config: pytest.Config):  # type: ignore[no-untyped-def]
                 return
         except OSError:
             pass
+        partial = pyc.with_name(f"{pyc.name}.{os.getpid()}")
         try:
             _hash, code = _rewrite_test(path, config)
             pyc.parent.mkdir(exist_ok=True)
-            partial = pyc.with_name(f"{pyc.name}.{os.getpid()}")
             with open(partial, "wb") as out:
                 _write_pyc_fp(out, _hash, code)
             os.replace(partial, pyc)  # atomic: the other worker reads a whole file or none
-        except (OSError, SyntaxError):
-            pass  # pytest rewrites it while collecting, and reports a broken file there
+        except (OSError, SyntaxError):  # pytest rewrites it while collecting, and reports a broken file there
+            with suppress(OSError):
+                os.unlink(partial)
 
     return rewrite
