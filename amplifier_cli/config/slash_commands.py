@@ -53,8 +53,6 @@ def command_dirs(paths: AmplifierPaths) -> list[tuple[str, Path]]:
 
 
 def _front_matter(text: str) -> tuple[dict[str, object], str]:
-    import yaml
-
     from ..errors import ConfigError
     from .yaml_document import safe_load_limited
 
@@ -65,7 +63,7 @@ def _front_matter(text: str) -> tuple[dict[str, object], str]:
         if lines[index].strip() == "---":
             try:  # under the limits of every YAML file: a nesting or alias bomb is no front matter, not a crash
                 data = safe_load_limited("".join(lines[1:index]))
-            except (yaml.YAMLError, ConfigError):
+            except ConfigError:  # invalid YAML too: safe_load_limited reports both as ConfigError
                 data = None
             return (data if isinstance(data, dict) else {}), "".join(lines[index + 1:])
     return {}, text

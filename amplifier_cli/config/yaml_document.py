@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from amplifier_support import yaml_limits
 from amplifier_support.yaml_limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, YamlLimitError
 
 from ..errors import ConfigError
@@ -63,10 +64,8 @@ def load_yaml_document(path: Path) -> YamlDocument:
 
 
 def parse_yaml_text(text: str, path: Path, *, line_offset: int = 0, body: str | None = None) -> YamlDocument:
-    from amplifier_support.yaml_limits import compose_limited as compose
-
     with _refusals_as_config_error(text, path, line_offset):  # one parse gives the nodes (lines) and the data
-        node, loader = compose(text)
+        node, loader = yaml_limits.compose_limited(text)
         try:
             data = loader.construct_document(node) if node is not None else None
         finally:
@@ -103,27 +102,21 @@ def _refusals_as_config_error(text: str, path: Path | str, line_offset: int = 0)
 
 
 def _too_big(path: Path | str, size: int) -> ConfigError:
-    from amplifier_support.yaml_limits import too_big
-
-    return ConfigError.single(too_big(size).problem, file=path,
+    return ConfigError.single(yaml_limits.too_big(size).problem, file=path,
                               fix="this is not a settings or profile file amplifier can use: shorten it or remove it")
 
 
 def safe_load_limited(text: str, path: Path | str = "<text>") -> Any:
     """``yaml.safe_load`` with the same limits as every YAML file the app reads (ConfigError past them, or for YAML
     it cannot read)."""
-    from amplifier_support.yaml_limits import safe_load_limited as load
-
     with _refusals_as_config_error(text, path):
-        return load(text)
+        return yaml_limits.safe_load_limited(text)
 
 
 def compose_limited(text: str, path: Path | str = "<text>") -> Any:
     """``yaml.compose`` (the node tree, with marks) under the same limits."""
-    from amplifier_support.yaml_limits import compose_limited as compose
-
     with _refusals_as_config_error(text, path):
-        node, loader = compose(text)
+        node, loader = yaml_limits.compose_limited(text)
     loader.dispose()
     return node
 
