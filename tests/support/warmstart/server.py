@@ -62,11 +62,11 @@ NOT_FOR_MODULES = ("PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONDONTWRITEB
 _LENGTH = struct.Struct("!I")
 
 
-def _preload() -> None:
+def _preload(installed: Any) -> None:
+    """Import everything children use; ``installed`` are the installed modules' entry points (by module id)."""
     import importlib
-    from importlib.metadata import entry_points
 
-    bundled = sorted({entry.module for entry in entry_points(group="amplifier.modules")})
+    bundled = sorted({entry.module for entry in installed.values()})
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/support: mcptestserver
     for name in (*PRELOAD, *_walk(PACKAGES), *_walk(bundled), *MODULE_PRELOAD):
         try:
@@ -122,20 +122,17 @@ def _build_tls_contexts() -> None:
         pass
 
 
-def _scan_entry_points(real_script: str) -> None:
+def _scan_entry_points(real_script: str) -> Any:
     """The kernel's kept scan of the installed modules (loader.installed_entry_points), made with the sys.path an
     `amplifier` child has (see _program): the children reuse it while no folder on it changes."""
-    try:
-        from amplifier_core.loader import installed_entry_points
+    from amplifier_core.loader import installed_entry_points
 
-        first = sys.path[0]
-        sys.path[0] = os.path.dirname(real_script)
-        try:
-            installed_entry_points()
-        finally:
-            sys.path[0] = first
-    except Exception:  # children scan themselves
-        pass
+    first = sys.path[0]
+    sys.path[0] = os.path.dirname(real_script)
+    try:
+        return installed_entry_points()
+    finally:
+        sys.path[0] = first
 
 
 def _probe_namespaces() -> None:
@@ -472,8 +469,7 @@ class Server:
 
 def main() -> None:
     path, real_script, shared = sys.argv[1], sys.argv[2], sys.argv[3:] == ["--shared"]
-    _preload()
-    _scan_entry_points(real_script)
+    _preload(_scan_entry_points(real_script))
     server = Server(path, real_script)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
