@@ -332,6 +332,7 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     if project_trust(located.paths).needs_trust and record.metadata.parent_id is None:  # said once, by the top session
         live.warnings.append(project_trust(located.paths).ignored_line())
     live.usage.attach(coordinator.hooks)
+    live.turn_facts.attach(coordinator.hooks)
     live.usage.on_budget_reached = lambda stop: coordinator.cancellation.request_graceful()
     if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
         from .checkpoints import Checkpointer, ShadowRepo

@@ -1,6 +1,7 @@
-"""Ctrl-C during a turn: the first press stops gracefully (after the running tool, or at once when only the
-model is being waited on), the second stops immediately. The turn's task is cancelled, never the process,
-so what was done is saved."""
+"""Stopping a running turn. A person's Ctrl-C: the first press stops gracefully (after the running tool, or at once
+when only the model is being waited on), the second stops immediately. A front-end's cancel (ACP's
+`session/cancel`) stops immediately. Either way the turn's task is cancelled, never the process, so what was done
+is saved."""
 
 from __future__ import annotations
 
@@ -17,45 +18,65 @@ class TurnInterrupted(Exception):
     """The user interrupted the turn; what was done is saved."""
 
 
+class TurnControl:
+    """One running turn and the two ways to stop it: ``press`` (a Ctrl-C) and ``cancel`` (at once)."""
+
+    def __init__(self, coordinator: Any, notify: Callable[[str], None] | None = None) -> None:
+        self.coordinator = coordinator
+        self.presses = 0
+        self.stopped = False  # stopped at once: the turn's task was cancelled
+        self._task: asyncio.Future[Any] | None = None
+        self._pending: set[asyncio.Task[Any]] = set()
+        self._say = notify or (lambda text: (sys.stderr.write(text + "\n"), sys.stderr.flush()))
+
+    def press(self) -> None:
+        """A Ctrl-C: graceful while a tool runs (the first press), at once otherwise."""
+        self.presses += 1
+        waiting_on_model = not self.coordinator.cancellation.running_tools
+        if self.presses == 1 and not waiting_on_model:
+            self._say("Stopping after the running tool finishes (Ctrl-C again to stop now)...")
+            self._request(immediate=False)
+            return
+        self._say("Stopping now...")
+        self.cancel()
+
+    def cancel(self) -> None:
+        """Stop at once: running tools are told to stop (as on a second Ctrl-C) and the model request abandoned."""
+        self.stopped = True
+        self._request(immediate=True)
+        if self._task is not None:
+            self._task.cancel()
+
+    def _request(self, *, immediate: bool) -> None:
+        task = asyncio.get_running_loop().create_task(self.coordinator.request_cancel(immediate=immediate))
+        self._pending.add(task)  # the loop keeps only weak references
+        task.add_done_callback(self._pending.discard)
+
+    async def run(self, turn: Callable[[], Awaitable[T]], *, sigint: bool = False) -> T:
+        """Run ``turn()`` as a task (with ``sigint``, SIGINT presses instead of killing); TurnInterrupted when it
+        was stopped at once."""
+        loop = asyncio.get_running_loop()
+        self._task = asyncio.ensure_future(turn())
+        installed = False
+        if sigint:
+            try:
+                loop.add_signal_handler(signal.SIGINT, self.press)
+                installed = True
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        try:
+            return await self._task
+        except asyncio.CancelledError:
+            if self.stopped or self.presses:
+                raise TurnInterrupted("interrupted") from None
+            raise
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+
+
 async def run_interruptible(
     coordinator: Any, turn: Callable[[], Awaitable[T]], *, notify: Callable[[str], None] | None = None
 ) -> T:
     """Run ``turn()`` as a task; SIGINT requests cancellation through the coordinator instead of killing."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(turn())
-    presses = 0
-    pending: set[asyncio.Task[Any]] = set()
-    say = notify or (lambda text: (sys.stderr.write(text + "\n"), sys.stderr.flush()))
-
-    def on_sigint() -> None:
-        nonlocal presses
-        presses += 1
-        waiting_on_model = not coordinator.cancellation.running_tools
-        if presses == 1 and not waiting_on_model:
-            say("Stopping after the running tool finishes (Ctrl-C again to stop now)...")
-            _keep(pending, loop.create_task(coordinator.request_cancel(immediate=False)))
-            return
-        say("Stopping now...")
-        _keep(pending, loop.create_task(coordinator.request_cancel(immediate=True)))
-        task.cancel()
-
-    installed = True
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError, ValueError):
-        installed = False
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if presses:
-            raise TurnInterrupted("interrupted") from None
-        raise
-    finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGINT)
-
-
-def _keep(pending: set[asyncio.Task[Any]], task: asyncio.Task[Any]) -> None:
-    """Hold a reference until the task finishes (the loop only keeps weak ones)."""
-    pending.add(task)
-    task.add_done_callback(pending.discard)
+    return await TurnControl(coordinator, notify).run(turn, sigint=True)

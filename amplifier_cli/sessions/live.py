@@ -15,6 +15,7 @@ from amplifier_support.capability_names import (
     ORCHESTRATOR_OVERRIDES,
     PROMPT_IMAGES,
     SANDBOX_STATUS,
+    SESSION_MODE,
 )
 from amplifier_support.provider_choice import choose, mounted_candidates
 
@@ -22,6 +23,7 @@ from ..config.paths import AmplifierPaths
 from ..plans.answering_provider import default_provider_of
 from ..plans.plan import BuiltPlan
 from .store import SessionRecord
+from .turns import TurnFacts
 from .usage import UsageTracker
 
 
@@ -35,6 +37,7 @@ class LiveSession:
     resumed: bool
     warnings: list[str] = field(default_factory=list)
     instruction_files: list[Path] = field(default_factory=list)  # AGENTS.md / AMPLIFIER.md (+ includes) loaded
+    turn_facts: TurnFacts = field(default_factory=TurnFacts)  # how the last turn ended (sessions/turns.py)
 
     @property
     def session_id(self) -> str:
@@ -113,6 +116,55 @@ class LiveSession:
         if not callable(get_prompt):
             raise LookupError("no MCP servers are connected in this session")
         return await get_prompt(server, name, arguments)
+
+    @property
+    def mode(self) -> str:
+        """The session mode (sessions/plan_mode.py MODES), read by the gates at each tool call."""
+        value = self.coordinator.get_capability(SESSION_MODE)
+        return value if isinstance(value, str) and value else "normal"
+
+    def set_mode(self, mode: str) -> None:
+        """Switch the mode for the next tool calls (the gates read the capability at each call)."""
+        self.coordinator.register_capability(SESSION_MODE, mode)
+
+    def switch_model(self, wanted: str) -> tuple[str | None, str]:
+        """`/model NAME` or `PROVIDER/NAME`: the next turns use that model (of the provider that offers it, else
+        the current one); saved in the metadata so a resume keeps it. Returns (provider, model)."""
+        from ..plans.answering_provider import provider_for_model
+
+        providers = self.coordinator.get("providers") or {}
+        provider_name, model = self.provider_name, wanted.strip()
+        head, _, tail = model.partition("/")
+        if tail and head in providers:
+            provider_name, model = head, tail
+        else:  # a model only one mounted provider offers goes to that provider
+            provider_name = provider_for_model(self.built.plan, providers, model) or provider_name
+        self.coordinator.register_capability(ORCHESTRATOR_OVERRIDES, {"provider": provider_name, "model": model})
+        self.record.save_metadata(provider=provider_name, model=model)
+        return provider_name, model
+
+    async def model_names(self, timeout: float = 10.0) -> list[str]:
+        """The models the answering provider offers (its ``list_models``); empty when it cannot say. Raises what
+        the provider raised, so a caller can show why."""
+        import asyncio
+
+        lister = getattr(self.active_provider(), "list_models", None)
+        if not callable(lister):
+            return []
+        models = await asyncio.wait_for(lister(), timeout=timeout)
+        return [getattr(model, "id", None) or str(model) for model in models or []]
+
+    async def clear_conversation(self) -> tuple[int, int]:
+        """Forget the conversation; the system instruction stays (a /compact summary goes too). Through the
+        recording context, so the transcript is rewritten as well. Returns (removed, kept)."""
+        from .manual_compaction import SUMMARY_SOURCE
+
+        context = self.coordinator.get("context")
+        messages = await context.get_messages()
+        kept = [message for message in messages if message.get("role") == "system"
+                and (message.get("metadata") or {}).get("source") != SUMMARY_SOURCE]
+        await context.set_messages(kept)
+        return len(messages) - len(kept), len(kept)
 
     async def execute(self, prompt: str, images: list[dict[str, Any]] | None = None) -> str:
         """Run one turn; metadata (turn count, status) is saved whatever happens. ``images`` (ImageBlock dicts,

@@ -7,22 +7,21 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from amplifier_core import LLMError
-from amplifier_core.cassette import ReplayMismatch
 from amplifier_support.capability_names import REDACTION_REDACT, UI_OUTPUT, UI_RENDERS_ANSWER
 
 from ..config.trust import project_trust
 from ..errors import AmplifierError
 from ..sessions.factory import LiveSession, SessionRequest, interactive_stdin, open_session
-from ..sessions.interrupts import TurnInterrupted, run_interruptible
+from ..sessions.interrupts import TurnControl
+from ..sessions.turns import TurnOutcome, run_turn
 from .approval_systems import ApprovalMode, approval_for
 from .display_system import StderrDisplay
 from .output_formats import StreamJsonWriter, write_json_line
+from .protocol_stdout import reserved_stdout
 from .working_pause import PausingApproval, PausingDisplay, bind_pausing_systems, pausing, stop_indicator
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -117,36 +116,6 @@ def _redacted(live: LiveSession, text: str) -> str:
     return text
 
 
-@contextmanager
-def _stdout_for_records(fmt: OutputFormat) -> Iterator[TextIO]:
-    """The stream the result goes to. Machine formats own stdout: while they run, anything else written there
-    (a module's print, a UI configured for stdout, a child process on fd 1) goes to stderr instead."""
-    if fmt == "text":
-        yield sys.stdout
-        return
-    original = sys.stdout
-    original.flush()
-    saved_fd: int | None = None
-    records: TextIO = original
-    try:
-        descriptor = original.fileno()
-    except (AttributeError, OSError, ValueError):
-        descriptor = None  # not a real file (e.g. captured in-process): redirecting sys.stdout is enough
-    if descriptor == 1:
-        saved_fd = os.dup(1)
-        records = open(saved_fd, "w", encoding="utf-8", closefd=False)
-        os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        yield records
-    finally:
-        sys.stdout = original
-        if saved_fd is not None:
-            records.close()
-            os.dup2(saved_fd, 1)
-            os.close(saved_fd)
-
-
 def command_prompt(prompt: str) -> str:
     """`amplifier run "/name args"`: the prompt of the chat command `/name` (config/slash_commands.py), filled in.
     A line shaped like a command that names none is a usage error listing the commands there are."""
@@ -167,97 +136,88 @@ def command_prompt(prompt: str) -> str:
 
 
 async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
-    with _stdout_for_records(options.output_format) as out:
-        return await _run_one_shot(request, options, out)
-
-
-async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: TextIO) -> int:
-    started = time.monotonic()
     fmt = options.output_format
-    options.prompt = command_prompt(options.prompt)
-    request.plan_overlay = _max_turns_overlay(options.max_turns)
-    approval = approval_for(options.approval, interactive=interactive_stdin() and sys.stderr.isatty())
-    live: LiveSession | None = None
-    try:
-        live = await open_session(
-            request,
-            approval_system=PausingApproval(approval),
-            display_system=PausingDisplay(StderrDisplay()),
-            capabilities={UI_OUTPUT: ui_output_for(fmt)},
-        )
-    except AmplifierError as error:
-        if fmt != "text":
-            write_json_line(out, _result_record(None, "error", None, started, error.render()))
-        raise
-    try:
-        for warning in live.warnings:
-            sys.stderr.write(f"warning: {warning}\n")
-        if fmt == "text":
-            provider = live.provider_name or "?"
-            sys.stderr.write(
-                f"[{live.built.profile_name}] {provider} · {live.model_name or 'default model'}"
-                f" · session {live.session_id[:8]}\n"
-            )
-            sys.stderr.flush()
-        elif fmt == "stream-json":
-            writer = StreamJsonWriter(out)
-            writer.write(
-                {
-                    "type": "init",
-                    "session_id": live.session_id,
-                    "profile": live.built.profile_name,
-                    "provider": live.provider_name,
-                    "model": live.model_name,
-                    "tools": live.tool_names,
-                    "resumed": live.resumed,
-                    "trust": project_trust(live.paths).summary(),
-                }
-            )
-            writer.attach(live.coordinator.hooks)
-        bind_pausing_systems(live.coordinator)
+    with reserved_stdout() if fmt != "text" else nullcontext(sys.stdout) as out:
+        started = time.monotonic()
+        options.prompt = command_prompt(options.prompt)
+        request.plan_overlay = _max_turns_overlay(options.max_turns)
         try:
+            live = await _open(request, options)
+        except AmplifierError as error:
+            if fmt != "text":
+                write_json_line(out, _result_record(None, "error", None, started, error.render()))
+            raise
+        try:
+            _announce(live, fmt, out)
+            bind_pausing_systems(live.coordinator)
+            control = TurnControl(live.coordinator, pausing(live.coordinator, _say_on_stderr))
             try:
-                response = await run_interruptible(live.coordinator,
-                                                   lambda: live.execute(options.prompt, options.images),
-                                                   notify=pausing(live.coordinator, _say_on_stderr))
+                outcome = await run_turn(live, options.prompt, options.images, control=control, sigint=True)
             finally:
                 stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
-        except TurnInterrupted:
-            sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
-            if fmt != "text":
-                write_json_line(out, _result_record(live, "interrupted", None, started))
-            return EXIT_INTERRUPTED
-        except ReplayMismatch as error:  # --replay: the run asked what the cassette never recorded
-            sys.stderr.write(f"Error: {error}\n")
-            if fmt != "text":
-                write_json_line(out, _result_record(live, "error", None, started, str(error)))
-            return EXIT_USAGE
-        except LLMError as error:
-            message = _redacted(live, f"{type(error).__name__}: {error}")
-            sys.stderr.write(f"Error: {message}\n")
-            if fmt != "text":
-                write_json_line(out, _result_record(live, "error", None, started, message))
-            return EXIT_FAILURE
-        except Exception as error:  # a bug somewhere: machine readers still get their final record
-            if fmt != "text":
-                message = _redacted(live, f"{type(error).__name__}: {error}")
-                write_json_line(out, _result_record(live, "error", None, started, message))
-            raise
-        stop = live.usage.budget_stop  # a budget cancelled the turn gracefully (sessions/budget)
-        if stop is not None:
-            return _budget_end(live, stop, response, started, out, fmt)
-        interrupted = live.coordinator.cancellation.is_cancelled  # stopped gracefully after a running tool
-        if interrupted:
-            sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
-        if fmt == "text":
-            if response and not live.coordinator.get_capability(UI_RENDERS_ANSWER):
-                out.write(response + ("\n" if not response.endswith("\n") else ""))
-            out.flush()
+            return _report(live, outcome, started, out, fmt)
+        finally:
+            await live.close()
+
+
+async def _open(request: SessionRequest, options: OneShotOptions) -> LiveSession:
+    approval = approval_for(options.approval, interactive=interactive_stdin() and sys.stderr.isatty())
+    return await open_session(
+        request,
+        approval_system=PausingApproval(approval),
+        display_system=PausingDisplay(StderrDisplay()),
+        capabilities={UI_OUTPUT: ui_output_for(options.output_format)},
+    )
+
+
+def _announce(live: LiveSession, fmt: OutputFormat, out: TextIO) -> None:
+    """Warnings, then the session line (text) or the `init` record (stream-json, which then follows the events)."""
+    for warning in live.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    if fmt == "text":
+        sys.stderr.write(f"[{live.built.profile_name}] {live.provider_name or '?'} · "
+                         f"{live.model_name or 'default model'} · session {live.session_id[:8]}\n")
+        sys.stderr.flush()
+    elif fmt == "stream-json":
+        writer = StreamJsonWriter(out)
+        writer.write({"type": "init", "session_id": live.session_id, "profile": live.built.profile_name,
+                      "provider": live.provider_name, "model": live.model_name, "tools": live.tool_names,
+                      "resumed": live.resumed, "trust": project_trust(live.paths).summary()})
+        writer.attach(live.coordinator.hooks)
+
+
+def _report(live: LiveSession, outcome: TurnOutcome, started: float, out: TextIO, fmt: OutputFormat) -> int:
+    """The outcome on stderr and stdout (text or the final JSON record), as an exit code."""
+    ending = outcome.ending
+    if ending in ("budget", "budget_spent"):
+        return _budget_end(live, outcome.budget_stop, outcome.response, started, out, fmt)
+    if ending in ("interrupted", "stopped"):
+        sys.stderr.write(f"Interrupted. Resume with: amplifier run --resume {live.session_id[:8]}\n")
+    if ending == "interrupted":
+        if fmt != "text":
+            write_json_line(out, _result_record(live, "interrupted", None, started))
+        return EXIT_INTERRUPTED
+    if ending in ("replay_mismatch", "provider_error", "error"):
+        assert outcome.error is not None
+        if ending == "replay_mismatch":  # --replay: the run asked what the cassette never recorded
+            message = str(outcome.error)
         else:
-            write_json_line(out, _result_record(live, "interrupted" if interrupted else "success", response, started))
-        return EXIT_INTERRUPTED if interrupted else EXIT_OK
-    finally:
-        await live.close()
+            message = _redacted(live, f"{type(outcome.error).__name__}: {outcome.error}")
+        if fmt != "text":  # machine readers get their final record, a bug included
+            write_json_line(out, _result_record(live, "error", None, started, message))
+        if ending == "error":
+            raise outcome.error
+        sys.stderr.write(f"Error: {message}\n")
+        return EXIT_USAGE if ending == "replay_mismatch" else EXIT_FAILURE
+    response = outcome.response
+    if fmt == "text":
+        if response and not live.coordinator.get_capability(UI_RENDERS_ANSWER):
+            out.write(response + ("\n" if not response.endswith("\n") else ""))
+        out.flush()
+    else:
+        write_json_line(out, _result_record(live, "interrupted" if ending == "stopped" else "success", response,
+                                            started))
+    return EXIT_INTERRUPTED if ending == "stopped" else EXIT_OK
 
 
 def _budget_end(live: LiveSession, stop: Any, response: str | None, started: float, out: TextIO,

@@ -39,7 +39,6 @@ class Repl:
         self.live: Any = None
         self.opener: asyncio.Task[Any] | None = None
         self.approval: Any = None
-        self.model_override: str | None = None
         self.exit_code = EXIT_OK
         self.prompt_session: Any = None
         self.completer: ReplCompleter | None = None
@@ -54,11 +53,9 @@ class Repl:
     def set_mode(self, mode: str, *, announce: bool = True) -> str:
         """Switch plan mode for the next tool calls (the session's gate reads the capability at each call);
         returns the line that says so (printed unless ``announce`` is False)."""
-        from amplifier_support.capability_names import SESSION_MODE
-
         self.request.mode = mode
         if self.live is not None:
-            self.live.coordinator.register_capability(SESSION_MODE, mode)
+            self.live.set_mode(mode)
         line = f"Mode: {mode}" + (" (the model may read and think; writes and commands are refused)"
                                   if mode == "plan" else "")
         if announce:
@@ -126,7 +123,7 @@ class Repl:
     def session_line(self) -> str:
         live = self.live
         return (f"[{live.built.profile_name}] {live.provider_name or '?'} · "
-                f"{self.model_override or live.model_name or 'default model'} · session {live.session_id[:8]}")
+                f"{live.model_name or 'default model'} · session {live.session_id[:8]}")
 
     async def session(self) -> Any:
         """The open session (waiting for it if needed); None when it failed to open (error reported)."""
@@ -158,7 +155,6 @@ class Repl:
         request.sandbox = getattr(self.request, "sandbox", None)
         self.request = request
         self.live = None
-        self.model_override = None
         self.show_resumed_history()
         self.start_opening()
 
@@ -291,18 +287,11 @@ class Repl:
         return True
 
     async def turn(self, prompt: str, images: list[dict[str, Any]] | None = None) -> None:
-        from amplifier_core import LLMError
-
-        from ...sessions.interrupts import TurnInterrupted, run_interruptible
+        from ...sessions.interrupts import TurnControl
+        from ...sessions.turns import run_turn
 
         live = await self.session()
         if live is None:
-            return
-
-        stop = live.usage.budget_stop
-        if stop is not None and stop.budget != "max_turns":  # a reached budget ends the chat's spending for good
-            say(f"The {live.usage.budget_stop.message()}; no more model calls in this chat."
-                " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")
             return
 
         from ..working_pause import pausing, stop_indicator
@@ -312,27 +301,33 @@ class Repl:
             self.out.flush()
 
         try:
-            try:
-                response = await run_interruptible(live.coordinator, lambda: live.execute(prompt, images),
-                                                   notify=pausing(live.coordinator, notify))
-            finally:
-                stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
-                self.guard_sigint()  # run_interruptible dropped its SIGINT handler: the default would kill us
-        except TurnInterrupted:
+            outcome = await run_turn(live, prompt, images, control=TurnControl(live.coordinator,
+                                                                             pausing(live.coordinator, notify)),
+                                     sigint=True)
+        finally:
+            stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
+            self.guard_sigint()  # the turn dropped its SIGINT handler: the default would kill us
+        ending = outcome.ending
+        if ending == "budget_spent":  # a reached budget ends the chat's spending for good
+            say(f"The {outcome.budget_stop.message()}; no more model calls in this chat."
+                " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")
+            return
+        if ending == "interrupted":
             say("\nInterrupted. What was done is saved in the transcript; carry on or /exit.", "warning")
             return
-        except LLMError as error:
-            say(f"\nError from the model provider: {type(error).__name__}: {error}", "error")
+        if ending == "provider_error":
+            say(f"\nError from the model provider: {type(outcome.error).__name__}: {outcome.error}", "error")
             return
-        except Exception as error:
-            say(f"\nError: {type(error).__name__}: {error}", "error")
+        if ending in ("error", "replay_mismatch"):
+            say(f"\nError: {type(outcome.error).__name__}: {outcome.error}", "error")
             return
+        response = outcome.response
         if not live.coordinator.get_capability(UI_RENDERS_ANSWER):
             self.out.write(response + ("" if response.endswith("\n") else "\n"))
             self.out.flush()
-        if live.usage.budget_stop is not None:
-            say(f"Stopped: {live.usage.budget_stop.message()}. What was done is saved.", "warning")
-        elif live.coordinator.cancellation.is_cancelled:
+        if ending == "budget":
+            say(f"Stopped: {outcome.budget_stop.message()}. What was done is saved.", "warning")
+        elif ending == "stopped":
             say("Stopped (Ctrl-C). What was done is saved.", "warning")
         from ..turn_notify import notify_turn_end
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES, SKILLS_CATALOG
+from amplifier_support.capability_names import SKILLS_CATALOG
 
 from .output import say, say_parts
 
@@ -43,7 +42,7 @@ async def _status(repl: Any, argument: str) -> bool:
         ("directory", str(live.record.directory)),
         ("profile", live.built.profile_name),
         ("provider", live.provider_name or "?"),
-        ("model", repl.model_override or live.model_name or "default"),
+        ("model", live.model_name or "default"),
         ("messages", str(len(messages))),
         ("tokens", f"in {totals.input_tokens:,} · out {totals.output_tokens:,}"
                    + (f" · cached {totals.cache_read_tokens:,}" if totals.cache_read_tokens else "")
@@ -194,35 +193,20 @@ async def _model(repl: Any, argument: str) -> bool:
     live = await repl.session()
     if live is None:
         return True
-    providers = live.coordinator.get("providers") or {}
     current_provider = live.provider_name
     if not argument:
         say_parts(("info", "  current: "), (None, f"{current_provider} · "
-                                                  f"{repl.model_override or live.model_name or 'default'}"))
-        provider = providers.get(current_provider) if current_provider else None
-        lister = getattr(provider, "list_models", None)
-        if callable(lister):
-            try:
-                models = await asyncio.wait_for(lister(), timeout=10)
-            except Exception as error:
-                say(f"  (could not list models: {type(error).__name__}: {error})", "dim")
-                return True
-            names = [getattr(model, "id", None) or str(model) for model in models or []]
-            if names:
-                say("  available: " + ", ".join(names[:30]), "dim")
+                                                  f"{live.model_name or 'default'}"))
+        try:
+            names = await live.model_names()
+        except Exception as error:
+            say(f"  (could not list models: {type(error).__name__}: {error})", "dim")
+            return True
+        if names:
+            say("  available: " + ", ".join(names[:30]), "dim")
         say("  switch with /model NAME or /model PROVIDER/NAME", "dim")
         return True
-    from ...plans.answering_provider import provider_for_model
-
-    provider_name, model = current_provider, argument.strip()
-    head, _, tail = model.partition("/")
-    if tail and head in providers:
-        provider_name, model = head, tail
-    else:  # a model only one mounted provider offers goes to that provider
-        provider_name = provider_for_model(live.built.plan, providers, model) or current_provider
-    live.coordinator.register_capability(ORCHESTRATOR_OVERRIDES, {"provider": provider_name, "model": model})
-    repl.model_override = model
-    live.record.save_metadata(provider=provider_name, model=model)
+    provider_name, model = live.switch_model(argument)
     say(f"Model for the next turns: {provider_name} · {model}", "ok")
     return True
 
@@ -231,12 +215,8 @@ async def _clear(repl: Any, argument: str) -> bool:
     live = await repl.session()
     if live is None:
         return True
-    context = live.coordinator.get("context")
-    messages = await context.get_messages()
-    kept = [message for message in messages if message.get("role") == "system"
-            and (message.get("metadata") or {}).get("source") != "compact-summary"]  # a /compact summary goes too
-    await context.set_messages(kept)  # through the recording context: the transcript is rewritten too
-    say(f"Cleared {len(messages) - len(kept)} message(s); kept {len(kept)} system message(s).", "ok")
+    removed, kept = await live.clear_conversation()
+    say(f"Cleared {removed} message(s); kept {kept} system message(s).", "ok")
     return True
 
 
@@ -251,7 +231,7 @@ async def _save(repl: Any, argument: str) -> bool:
     if not path.is_absolute():
         path = repl.paths.cwd / path
     header = {"session_id": live.session_id, "profile": live.built.profile_name, "provider": live.provider_name,
-              "model": repl.model_override or live.model_name}
+              "model": live.model_name}
     roots = [repl.paths.project_root or repl.paths.cwd, Path.home()]  # where /save may create folders
     try:
         messages = await live.coordinator.get("context").get_messages()
