@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 APPROVAL_MODES = ("ask", "allow", "deny")
-SESSION_MODES = ("normal", "plan")  # sessions/plan_mode.py
+SESSION_MODES = ("normal", "plan", "accept-edits")  # sessions/plan_mode.py
 DEFAULT_OUTPUT_FORMAT = OUTPUT_FORMATS[0]
 DEFAULT_APPROVAL = APPROVAL_MODES[0]
 

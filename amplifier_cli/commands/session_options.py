@@ -19,7 +19,8 @@ ApprovalOption = Annotated[str, typer.Option("--approval", help="ask, allow or d
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", help="Sandbox of shell commands: workspace-write, read-only or off (default: the profile's).")]
 ModeOption = Annotated[str | None, typer.Option(
-    "--mode", help="plan: the model may read and think, but no tool call that writes or runs commands.")]
+    "--mode", help="plan: the model may read and think, but no tool call that writes or runs commands; "
+                   "accept-edits: file edits run without asking (protected places still asked).")]
 MaxTurnsOption = Annotated[int | None, typer.Option("--max-turns", help="Most model calls in one turn.")]
 MaxTotalTokensOption = Annotated[int | None, typer.Option(
     "--max-total-tokens", help="Stop (exit 3) once the session, sub-agents included, used this many tokens.")]

@@ -51,10 +51,12 @@ from .live import LiveSession  # re-exported for callers
 from .request import SessionRequest  # re-exported for callers
 from .sdk_imports import start_sdk_import
 from .secrets import session_secrets
+from .session_approval import SessionApproval
 from .spawner import SubAgentSpawner
 from .store import SessionRecord, SessionStore, repair_transcript
 from .store.locations import project_key, session_store_for  # re-exported for callers
 from .store.recording_context import RecordingContext
+from .tool_call_context import record_tool_calls
 from .usage import UsageTracker
 
 __all__ = ["LiveSession", "SessionRequest", "interactive_stdin", "open_session", "project_key", "session_store_for"]
@@ -103,6 +105,8 @@ async def open_session(
         located.resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     record = located.resumed or _create_record(request, located, built)
     created = located.resumed is None
+    if approval_system is not None and not isinstance(approval_system, SessionApproval):  # a child has its parent's
+        approval_system = SessionApproval(approval_system)
     session = AmplifierSession(
         mount_plan,
         session_id=record.session_id,
@@ -111,6 +115,8 @@ async def open_session(
         display_system=display_system,
         is_resumed=not created,
     )
+    if isinstance(approval_system, SessionApproval) and approval_system.coordinator is None:
+        approval_system.coordinator = session.coordinator  # the accept-edits rule reads this session's mode
     try:
         spawner, mount_log = await _mount(session, record, built, located, capabilities or {}, request)
         if request.cassette is not None:  # before the check: a replay needs no key, so no mounted provider
@@ -254,6 +260,7 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     from .plan_mode import register_mode_gate  # plan mode refuses writes whatever the profile mounts
 
     register_mode_gate(coordinator, request.mode)
+    record_tool_calls(coordinator)  # which call an approval question is about (tool_call_context.py)
     for name, value in capabilities.items():
         coordinator.register_capability(name, value)
 

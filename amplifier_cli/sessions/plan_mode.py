@@ -18,7 +18,8 @@ from typing import Any
 
 from amplifier_support.capability_names import SESSION_MODE
 
-MODES = ("normal", "plan")
+ACCEPT_EDITS = "accept-edits"  # edits the rules could allow for good are allowed without asking (session_approval)
+MODES = ("normal", "plan", ACCEPT_EDITS)
 DEFAULT_MODE = "normal"
 READ_ONLY_TOOLS = frozenset({"read_file", "glob", "grep", "web_fetch", "web_search", "load_skill", "todo", "task",
                              "mcp_read_resource", "bash_output"})

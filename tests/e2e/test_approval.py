@@ -79,3 +79,29 @@ def test_a_rule_saved_with_always_allow_applies_to_later_one_shot_runs(e2e) -> N
     assert allowed.stdout == "Wrote gated.txt.\n"
     assert (e2e.project / "gated.txt").read_text() == "x\n"
     assert "[approval]" not in allowed.stderr  # nobody was asked
+
+
+ACCEPT_SCRIPT = [
+    {"tool_calls": [{"name": "write_file", "arguments": {"file_path": "notes.txt", "content": "kept\n"}},
+                    {"name": "write_file", "arguments": {"file_path": ".amplifier/settings.yaml",
+                                                         "content": "profile: {active: x}\n"}}]},
+    {"text": "Done."},
+]
+
+
+def test_accept_edits_mode_writes_files_unasked_but_never_a_protected_place(e2e) -> None:
+    """--mode accept-edits: an edit hooks-approval would ask about runs without a question; a protected place is
+    still asked, and so refused where nobody can answer (here --approval deny)."""
+    e2e.profile("editing", provider="scripted", script=ACCEPT_SCRIPT, hooks=("hooks-streaming-ui", "hooks-approval"))
+    settings = e2e.project / ".amplifier" / "settings.yaml"
+    before = settings.read_text() if settings.exists() else None
+    result = e2e.run("run", "-P", "editing", "--mode", "accept-edits", "--approval", "deny", "write them")
+    assert result.returncode == 0, result.stderr
+    assert (e2e.project / "notes.txt").read_text() == "kept\n"
+    assert (settings.read_text() if settings.exists() else None) == before
+    tool_results = [m["content"] for m in e2e.transcript(e2e.only_session()) if m["role"] == "tool"]
+    assert "Created notes.txt" in tool_results[0] and "denied" in tool_results[1].lower()
+
+    plain = e2e.run("run", "-P", "editing", "--approval", "deny", "write them")  # without the mode: asked, denied
+    assert plain.returncode == 0, plain.stderr
+    assert "[approval] denied" in plain.stderr

@@ -180,7 +180,8 @@ async def _mode(repl: Any, argument: str) -> bool:
 
     wanted = argument.strip().lower()
     if not wanted:
-        say_parts(("info", "  mode: "), (None, repl.mode), ("dim", "   switch: /mode plan · /mode normal · Shift-Tab"))
+        say_parts(("info", "  mode: "), (None, repl.mode),
+                  ("dim", "   switch: /mode plan · /mode accept-edits · /mode normal · Shift-Tab"))
         return True
     if wanted not in MODES:
         say(f"Unknown mode '{wanted}'. Modes: {', '.join(MODES)}.", "warning")
@@ -351,7 +352,8 @@ COMMANDS: list[tuple[str, str, Handler]] = [
     ("/tools", "mounted tools", _tools),
     ("/mcp", "MCP servers of this session: state, tools, prompts", _mcp),
     ("/model", "show the model, or switch: /model NAME or PROVIDER/NAME", _model),
-    ("/mode", "show or switch: /mode plan (read and think, no writes or commands) · /mode normal", _mode),
+    ("/mode", "show or switch: /mode plan (read and think, no writes or commands) · /mode accept-edits · "
+              "/mode normal", _mode),
     ("/skills", "skills the model can load, with where each came from", _skills),
     ("/compact", "replace the conversation with a summary now: /compact [what to keep]", _compact),
     ("/clear", "forget the conversation (the system instruction stays)", _clear),
