@@ -18,10 +18,10 @@ from typing import Any
 
 from amplifier_core.approval import ApprovalTimeoutError
 from amplifier_support.approval_choices import ApprovalChoice
-from amplifier_support.capability_names import APPROVAL_REMEMBER, APPROVAL_RUN_UNCONFINED
+from amplifier_support.capability_names import APPROVAL_RUN_UNCONFINED
 
-from ...config.approval_rules import save_rule
 from ...config.paths import AmplifierPaths
+from ...sessions.approval_memory import remember_answer
 from .output import say, say_parts
 
 
@@ -74,19 +74,9 @@ class ReplApproval:
             say("  (the shell tool takes no grant: it runs inside the sandbox)", "dim")
 
     def _remember(self, prompt: str) -> None:
-        remember = self.coordinator.get_capability(APPROVAL_REMEMBER) if self.coordinator else None
-        if not callable(remember):
-            say("  (allowed for this session only: no approval hook offers to remember rules)", "dim")
-            return
-        rule = remember(prompt)
-        if not rule:
-            return
-        try:
-            path = save_rule(self.paths, rule)
-        except Exception as error:  # the answer still counts; only saving failed
-            say(f"  could not save the rule: {error}", "warning")
-            return
-        say(f"  saved rule in {path}", "dim")
+        remembered = remember_answer(self.coordinator, self.paths, prompt)
+        if remembered.note:
+            say(f"  {remembered.note}", "warning" if remembered.failed else "dim")
 
 
 async def choose_option(options: list[str], on_interrupt: Callable[[], None] | None = None) -> str:

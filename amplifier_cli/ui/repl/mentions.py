@@ -13,17 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...sessions.prompt_images import (
-    MAX_IMAGE_BYTES,
-    ImageProblem,
-    check_prompt_images,
-    image_block,
-    looks_like_image,
-    sniff_media_type,
-)
+from ...sessions.prompt_attachments import MAX_TEXT_BYTES, AttachmentProblem, attachment_of
+from ...sessions.prompt_images import MAX_IMAGE_BYTES, ImageProblem, check_prompt_images, looks_like_image
 
 MENTION = re.compile(r"""(?<![\w`])@(?:"([^"\n]+)"|'([^'\n]+)'|([^\s`'"]+))""")
-MAX_BYTES = 256 * 1024
+MAX_BYTES = MAX_TEXT_BYTES
 
 
 @dataclass
@@ -63,26 +57,17 @@ def expand_mentions(text: str, cwd: Path) -> Expanded:
         except OSError as error:
             problems.append(f"@{word}: cannot read {path} ({error.strerror})")
             continue
-        if looks_like_image(path) or sniff_media_type(data) is not None:
-            try:
-                images.append(image_block(data, f"@{word}"))
-            except ImageProblem as problem:
-                problems.append(f"{problem.message}; {problem.fix}")
-                continue
-            attached.append(path)
-            continue
-        if len(data) > MAX_BYTES:
-            problems.append(f"@{word}: {path} is {len(data):,} bytes, over the {MAX_BYTES:,}-byte limit for "
-                            "attachments; mention a smaller file or ask the model to read parts of it")
-            continue
         try:
-            content = data.decode("utf-8")
-        except UnicodeDecodeError:
-            problems.append(f"@{word}: {path} is not UTF-8 text nor a PNG, JPEG, GIF or WebP image; only those can "
-                            "be attached")
+            attachment = attachment_of(data, label=f"@{word}", name=word, where=str(path),
+                                       named_like_image=looks_like_image(path))
+        except AttachmentProblem as problem:
+            problems.append(str(problem))
             continue
         attached.append(path)
-        blocks.append(f'<file path="{word}">\n{content}{"" if content.endswith(chr(10)) else chr(10)}</file>')
+        if attachment.image is not None:
+            images.append(attachment.image)
+        elif attachment.text_block is not None:
+            blocks.append(attachment.text_block)
     try:
         check_prompt_images(images)
     except ImageProblem as problem:

@@ -10,8 +10,9 @@ never allowed by a rule, offers no "Always allow", and is denied when no person 
 `approval.interactive` not True).
 
 Capabilities: reads `approval.rules` (saved rules, a list of rule dicts, registered by the app) at mount;
-registers `approval.remember(prompt) -> dict | None`, which turns the pending request shown with ``prompt``
-into an allow rule, adds it to the live rules and returns it so the app can save it ("Always allow"), and
+registers `approval.remember(prompt, action="allow") -> dict | None`, which turns the pending request shown
+with ``prompt`` into an allow (or deny) rule, adds it to the live rules and returns it so the app can save it
+("Always allow"), and
 `approval.run_unconfined(prompt) -> bool`, which asks the shell tool (capability
 `sandbox.run_unconfined_once`) to run the pending command once outside the OS sandbox ("Run once outside the
 sandbox", offered for shell tools while their sandbox is on; only an app that can ask a person calls it).
@@ -175,12 +176,15 @@ class ApprovalHook:
             return False
         return bool(grant(command))
 
-    def remember(self, prompt: str) -> dict[str, Any] | None:
-        """Make the request shown with ``prompt`` an allow rule from now on; returns the rule to save."""
+    def remember(self, prompt: str, action: Literal["allow", "deny"] = "allow") -> dict[str, Any] | None:
+        """Make the request shown with ``prompt`` an allow rule (or, with ``action="deny"``, a deny rule: "Always
+        deny") from now on; returns the rule to save."""
         self._pending_commands.pop(prompt, None)
         rule = self._pending.pop(prompt, None)
         if rule is None:
             return None
+        if action == "deny":
+            rule = rule.model_copy(update={"action": "deny"})
         if rule not in self.book.rules:
             self.book.rules.append(rule)
         return rule.as_dict()
