@@ -16,7 +16,7 @@ from . import __version__
 
 # One entry per file in amplifier_cli/commands/ (each defines `register(root: typer.Typer) -> None`).
 COMMAND_MODULES: tuple[str, ...] = (
-    "profile", "module", "source", "run", "session", "agents", "mcp", "trust",
+    "profile", "module", "source", "run", "session", "agents", "mcp", "trust", "acp",
     # upstream Amplifier users' commands (issue 27)
     "bundle", "provider", "tool", "init", "resume", "dirs", "notify", "update", "routing",
 )

@@ -287,3 +287,29 @@ def start_reporting_failures(options: dict[str, Any]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\nAborted!\n")
         return 1
+
+
+def start_acp(*, profile: str | None = None, provider: str | None = None, model: str | None = None,
+              sandbox: str | None = None, approval: str = DEFAULT_APPROVAL, mode: str | None = None) -> int:
+    """`amplifier acp`: serve an editor on stdin/stdout (ui/acp); the options apply to every session it opens."""
+    _check_choice(approval, APPROVAL_MODES, "--approval")
+    if sandbox is not None:
+        from amplifier_support.sandbox_modes import MODES as SANDBOX_MODES
+
+        _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
+    if mode is not None:
+        _check_choice(mode, SESSION_MODES, "--mode")
+    from ..ui.acp import AcpOptions, run_acp
+
+    return run_acp(AcpOptions(profile=profile, provider=provider, model=model, sandbox=sandbox, approval=approval,
+                              mode=mode or SESSION_MODES[0]))
+
+
+def start_acp_reporting_failures(options: dict[str, Any]) -> int:
+    """`start_acp(**options)` with a bad option ending as the Typer app ends a command (message, exit 2)."""
+    from ..errors import AmplifierError, report_failure
+
+    try:
+        return start_acp(**options)
+    except AmplifierError as error:
+        return report_failure(error)

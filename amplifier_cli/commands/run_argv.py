@@ -57,6 +57,20 @@ INTEGER_PARAMETERS = frozenset({"max_turns", "max_total_tokens", "max_tokens"})
 REPEATED_PARAMETERS = frozenset({"images"})
 
 
+ACP_OPTIONS: dict[str, str] = {flag: RUN_OPTIONS[flag] for flag in (
+    "--profile", "-P", "--bundle", "-B", "--provider", "-p", "--model", "-m", "--sandbox", "--approval", "--mode")}
+
+
+def parse_acp_line(arguments: list[str]) -> dict[str, Any] | None:
+    """Keyword arguments for `launch.start_acp` from `acp ...` (which takes no prompt), or None for typer."""
+    if not arguments or arguments[0] != "acp":
+        return None
+    parsed = _parse_options(arguments[1:], ACP_OPTIONS, {})
+    if parsed is None or parsed.pop("prompt") is not None:
+        return None
+    return parsed
+
+
 def parse_command_line(arguments: list[str]) -> dict[str, Any] | None:
     """Keyword arguments for `launch.start` from `run ...` or `continue ...`, or None when typer should decide."""
     command = arguments[0] if arguments else None

@@ -14,6 +14,7 @@ from amplifier_support.capability_names import (
     MCP_STATUS,
     ORCHESTRATOR_OVERRIDES,
     PROMPT_IMAGES,
+    REDACTION_REDACT,
     SANDBOX_STATUS,
     SESSION_MODE,
 )
@@ -25,6 +26,8 @@ from ..plans.plan import BuiltPlan
 from .store import SessionRecord
 from .turns import TurnFacts
 from .usage import UsageTracker
+
+SECRET_ENV_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
 @dataclass
@@ -165,6 +168,22 @@ class LiveSession:
                 and (message.get("metadata") or {}).get("source") != SUMMARY_SOURCE]
         await context.set_messages(kept)
         return len(messages) - len(kept), len(kept)
+
+    def redacted(self, text: str) -> str:
+        """``text`` without secrets, for errors shown to a person: servers sometimes echo the key back. Uses
+        hooks-redaction's redactor when the profile mounts it, and always masks credential env values."""
+        import os
+
+        redact = self.coordinator.get_capability(REDACTION_REDACT)
+        if callable(redact):
+            try:
+                text = str(redact(text))
+            except Exception:  # a broken redactor must not hide the error itself
+                pass
+        for name, value in os.environ.items():
+            if len(value) >= 8 and name.upper().endswith(SECRET_ENV_SUFFIXES) and value in text:
+                text = text.replace(value, f"[{name} redacted]")
+        return text
 
     async def execute(self, prompt: str, images: list[dict[str, Any]] | None = None) -> str:
         """Run one turn; metadata (turn count, status) is saved whatever happens. ``images`` (ImageBlock dicts,

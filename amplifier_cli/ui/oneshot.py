@@ -4,14 +4,13 @@ turn, print the result in the chosen format, and map the outcome to an exit code
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from amplifier_support.capability_names import REDACTION_REDACT, UI_OUTPUT, UI_RENDERS_ANSWER
+from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
 
 from ..config.trust import project_trust
 from ..errors import AmplifierError
@@ -95,25 +94,6 @@ def _result_record(
     if error is not None:
         record["error"] = error
     return record
-
-
-_SECRET_ENV_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-
-
-def _redacted(live: LiveSession, text: str) -> str:
-    """``text`` without secrets, for errors printed to the terminal: servers sometimes echo the key back.
-
-    Uses hooks-redaction's redactor when the profile mounts it, and always masks credential env values."""
-    redact = live.coordinator.get_capability(REDACTION_REDACT)
-    if callable(redact):
-        try:
-            text = str(redact(text))
-        except Exception:  # a broken redactor must not hide the error itself
-            pass
-    for name, value in os.environ.items():
-        if len(value) >= 8 and name.upper().endswith(_SECRET_ENV_SUFFIXES) and value in text:
-            text = text.replace(value, f"[{name} redacted]")
-    return text
 
 
 def command_prompt(prompt: str) -> str:
@@ -202,7 +182,7 @@ def _report(live: LiveSession, outcome: TurnOutcome, started: float, out: TextIO
         if ending == "replay_mismatch":  # --replay: the run asked what the cassette never recorded
             message = str(outcome.error)
         else:
-            message = _redacted(live, f"{type(outcome.error).__name__}: {outcome.error}")
+            message = live.redacted(f"{type(outcome.error).__name__}: {outcome.error}")
         if fmt != "text":  # machine readers get their final record, a bug included
             write_json_line(out, _result_record(live, "error", None, started, message))
         if ending == "error":

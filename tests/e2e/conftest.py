@@ -179,6 +179,15 @@ class E2E:
         self._children.append(child)
         return child
 
+    def acp(self, *args: str, client: Any = None, fs: bool = False, cwd: Path | None = None) -> Any:
+        """`amplifier ARGS... acp` spawned with the ACP SDK's client connected (tests/support/acpclient); use as
+        ``async with e2e.acp("-P", "x") as editor``. Every message the agent sends is checked against the
+        SDK's schema."""
+        from acpclient import acp_agent
+
+        self.trust_now()
+        return acp_agent(installed_amplifier(), *args, cwd=cwd or self.project, env=self.env, client=client, fs=fs)
+
     def run_in_terminal(self, *args: str) -> tuple[int | None, str]:
         """Run `amplifier ARGS` in a pseudo-terminal (stdin and stdout are a tty); returns (exit status, output)."""
         import pexpect

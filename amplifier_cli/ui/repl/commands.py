@@ -102,40 +102,16 @@ async def _mcp(repl: Any, argument: str) -> bool:
 async def _mcp_prompt(repl: Any, name: str, argument: str) -> bool:
     """`/mcp__<server>__<prompt> ARGS`: the server's prompt, filled in, sent as the next message. ARGS are
     `key=value` pairs or values in the order the prompt declares its arguments."""
-    import shlex
+    from ...sessions.mcp_prompt_call import PromptCallProblem, UnknownPrompt, find_prompt, prompt_arguments
 
     live = await repl.session()
     if live is None:
         return True
-    prompt = next((p for p in live.mcp_prompts() if "/" + p["command"].lower() == name), None)
-    if prompt is None:
-        say(f"Unknown command {name}. /mcp lists the MCP prompts of this session.", "warning")
-        return True
-    declared = [a["name"] for a in prompt["arguments"]]
     try:
-        words = shlex.split(argument)
-    except ValueError as error:
-        say(f"Could not read the arguments: {error}", "error")
-        return True
-    values: dict[str, str] = {}
-    positional: list[str] = []
-    for word in words:
-        key, found, value = word.partition("=")
-        if found and key in declared:
-            values[key] = value
-        else:
-            positional.append(word)
-    open_names = [d for d in declared if d not in values]
-    usage = f"{name} " + " ".join(f"{d}=…" for d in declared)
-    if len(open_names) == 1 and positional:
-        positional = [" ".join(positional)]  # one argument left: the rest of the line is its value
-    if len(positional) > len(open_names):
-        say(f"Too many values for {name}: {usage}", "error")
-        return True
-    values.update(zip(open_names, positional, strict=False))
-    missing = [a["name"] for a in prompt["arguments"] if a["required"] and a["name"] not in values]
-    if missing:
-        say(f"{name} needs {', '.join(missing)}: {usage}", "error")
+        prompt = find_prompt(live.mcp_prompts(), name)
+        values = prompt_arguments(prompt, argument)
+    except PromptCallProblem as problem:
+        say(str(problem), "warning" if isinstance(problem, UnknownPrompt) else "error")
         return True
     try:
         text = await live.mcp_prompt_text(prompt["server"], prompt["name"], values)

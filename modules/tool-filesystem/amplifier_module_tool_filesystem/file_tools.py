@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import errno
+import io
 import logging
 import os
 import stat
@@ -16,7 +17,12 @@ from typing import Any, BinaryIO
 
 from amplifier_core.events import ARTIFACT_READ, ARTIFACT_WRITE
 from amplifier_core.models import ToolResult
-from amplifier_support.capability_names import APPROVAL_INTERACTIVE, SESSION_PROJECT_DIR, SESSION_SANDBOX_MODE
+from amplifier_support.capability_names import (
+    APPROVAL_INTERACTIVE,
+    EDITOR_FILES,
+    SESSION_PROJECT_DIR,
+    SESSION_SANDBOX_MODE,
+)
 from amplifier_support.sandbox_modes import READ_ONLY
 
 from .names import escape_name
@@ -30,6 +36,7 @@ _SNIPPET_CONTEXT = 3
 _MAX_LISTING = 1000
 _CHUNK = 1024 * 1024  # what one read of a line nobody will see takes at most
 READ_ONLY_MODE = READ_ONLY  # the sandbox mode that keeps the file tools from writing too
+EDITOR_TIMEOUT = 60.0  # seconds an editor may take to hand over or take a file
 
 
 @dataclass(frozen=True)
@@ -128,11 +135,13 @@ class FilesystemTool:
         self.policy = policy
         self.limits = limits
         self.coordinator = coordinator
+        self._loop: asyncio.AbstractEventLoop | None = None  # where the editor's file functions run
 
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         if not isinstance(input, dict):
             return failure(f"{self.name} expects an object of arguments, got {type(input).__name__}.")
         event: tuple[str, dict[str, Any]] | None = None
+        self._loop = asyncio.get_running_loop()
         try:
             result, event = await asyncio.to_thread(self.run, input)
         except ToolFailure as error:
@@ -199,6 +208,24 @@ class FilesystemTool:
         except Exception:  # a coordinator without this capability
             return None
 
+    # -- the editor's files (capability editor.files, from `amplifier acp`) ----------------------------------
+    def editor_can(self, action: str) -> bool:
+        files = self._capability(EDITOR_FILES)
+        return isinstance(files, dict) and callable(files.get(action))
+
+    def through_editor(self, action: str, raw: str, *arguments: Any) -> Any:
+        """Run the editor's ``read``/``write`` from the tool's worker thread: it sees unsaved buffers and shows
+        the edit. Called only after the same path checks as a disk access."""
+        files = self._capability(EDITOR_FILES)
+        assert self._loop is not None and isinstance(files, dict)
+        future = asyncio.run_coroutine_threadsafe(files[action](*arguments), self._loop)
+        try:
+            return future.result(timeout=EDITOR_TIMEOUT)
+        except Exception as error:
+            future.cancel()
+            verb = "hand over" if action == "read" else "take"
+            raise ToolFailure(f"the editor could not {verb} {raw}: {str(error) or type(error).__name__}") from None
+
     # -- argument helpers ----------------------------------------------------------------------------
     @staticmethod
     def text_argument(input: dict[str, Any], key: str, allow_empty: bool = False) -> str:
@@ -259,7 +286,11 @@ class ReadFileTool(FilesystemTool):
             if looks_binary(handle):
                 raise ToolFailure(f"{raw} is a binary file ({size} bytes); read_file shows text only. Inspect it "
                                   "with bash (for example `file` or `xxd | head`).")
-            text = self._window(handle, raw, offset, limit)
+            if self.editor_can("read"):  # what the user sees in the editor, unsaved changes included
+                text = self._window(io.BytesIO(self.through_editor("read", raw, str(path)).encode("utf-8")), raw,
+                                    offset, limit)
+            else:
+                text = self._window(handle, raw, offset, limit)
         return ToolResult(success=True, output=text), (ARTIFACT_READ, {"path": str(path), "bytes": size})
 
     def _window(self, handle: BinaryIO, raw: str, offset: int, limit: int) -> str:
@@ -370,7 +401,10 @@ class WriteFileTool(FilesystemTool):
         existed = path.exists()
         if existed and not stat.S_ISREG(path.stat().st_mode):
             raise ToolFailure(f"{raw} exists and is not a regular file; write_file only writes regular files.")
-        replace_atomically(path, data)
+        if self.editor_can("write"):
+            self.through_editor("write", raw, str(path), content)
+        else:
+            replace_atomically(path, data)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Replaced" if existed else "Created"
         message = f"{verb} {self.policy.display(path)} ({len(data)} bytes, {lines} lines)."
@@ -431,6 +465,8 @@ class EditFileTool(FilesystemTool):
             text = content.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolFailure(f"{raw} is not UTF-8 text; edit_file edits UTF-8 text only.") from None
+        if self.editor_can("read"):  # the buffer, unsaved changes included
+            text = self.through_editor("read", raw, str(path))
 
         crlf = text.count("\r\n") * 2 > text.count("\n")
         if crlf:
@@ -454,7 +490,10 @@ class EditFileTool(FilesystemTool):
         first = text.find(target)
         updated = text.replace(target, new) if replace_all else text.replace(target, new, 1)
         data = updated.encode("utf-8")
-        replace_atomically(path, data)
+        if self.editor_can("write"):
+            self.through_editor("write", raw, str(path), updated)
+        else:
+            replace_atomically(path, data)
         replaced = count if replace_all else 1
         snippet = self._snippet(updated, first, new)
         more = f" (snippet shows the first of {replaced})" if replaced > 1 else ""

@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_support.capability_names import (
     APP_USER_CONFIG_DIR,
+    MCP_CLIENT_SERVERS,
     MCP_GET_PROMPT,
     MCP_PROMPTS,
     MCP_SERVERS,
@@ -121,7 +122,9 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         upstream = settings.read_upstream_files
         files = server_files(config_dir, project_root, home=_home() if upstream else None,
                              config_file=os.environ.get(CONFIG_FILE_VARIABLE) if upstream else None)
-    definitions = merged_servers(files, settings.servers, warn=_warner(coordinator))
+    client_servers = _capability(coordinator, MCP_CLIENT_SERVERS)  # the editor's own, under `amplifier acp`
+    servers = {**settings.servers, **(client_servers if isinstance(client_servers, dict) else {})}
+    definitions = merged_servers(files, servers, warn=_warner(coordinator))
     server_set = ServerSet(definitions, ConnectionSettings(
         startup_timeout=settings.startup_timeout,
         request_timeout=settings.request_timeout,

@@ -1,0 +1,367 @@
+"""One ACP session: an open LiveSession, and the translation between its events and the editor.
+
+Everything a session does (open, turn, approvals, cancel, budgets, checkpoints, saving) is the app's sessions
+layer, as for the chat and `amplifier run`; this file only turns the session's events into `session/update`
+notifications (text and thinking chunks, tool calls with kind, title, locations and content, the plan, usage)
+and the editor's requests into turns. Nothing here writes to stdout: only the connection does."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from amplifier_core import HookResult
+
+from ...sessions.interrupts import TurnControl
+from ...sessions.turns import TurnOutcome, run_turn
+from .tool_calls import (
+    EDIT_TOOLS,
+    result_succeeded,
+    result_text,
+    tool_kind,
+    tool_locations,
+    tool_path,
+    tool_title,
+)
+
+if TYPE_CHECKING:
+    from ...sessions.live import LiveSession
+
+LATE = 1000  # after hooks-redaction: what the editor sees has its secrets masked
+PREVIEW_LIMIT = 1024 * 1024  # a file larger than this gets no diff in the editor
+
+
+class AcpSession:
+    """A LiveSession as the editor sees it, with the connection (``conn``, the SDK's AgentSideConnection)."""
+
+    def __init__(self, conn: Any, live: LiveSession, *, editor_reads: bool) -> None:
+        self.conn = conn
+        self.live = live
+        self.id = live.session_id
+        self.cwd = Path(live.paths.cwd)
+        self.editor_reads = editor_reads
+        self.control: TurnControl | None = None
+        self.told: list[str] = []  # messages to show at the start of the next prompt (warnings, hook messages)
+        self.greeted = False  # before_first_prompt has run
+        self.models: list[str] = []  # what the provider offers (offer_models)
+        self.opener: Any = None  # async (AcpSession, kept) -> LiveSession: this session opened again (opening.py)
+        self._started: set[str] = set()  # tool calls the editor has been told of
+        self._edits: dict[str, tuple[str, str | None, str]] = {}  # call id -> (path, old text, new text)
+
+    # -- sending ------------------------------------------------------------------------------------------
+    async def update(self, update: Any) -> None:
+        try:
+            await self.conn.session_update(session_id=self.id, update=update)
+        except ConnectionError:  # the editor went away; the turn goes on and is saved
+            pass
+
+    async def say(self, text: str) -> None:
+        from acp import update_agent_message_text
+
+        await self.update(update_agent_message_text(text))
+
+    # -- events -------------------------------------------------------------------------------------------
+    def attach(self) -> None:
+        hooks = self.live.coordinator.hooks
+        for event, handler in (("content_block:delta", self._on_text), ("thinking:delta", self._on_thinking),
+                               ("tool:pre", self._on_tool_pre), ("tool:post", self._on_tool_post),
+                               ("tool:error", self._on_tool_error), ("todo:updated", self._on_todos),
+                               ("llm:response", self._on_usage)):
+            hooks.register(event, handler, priority=LATE, name=f"acp:{event}")
+
+    async def _on_text(self, event: str, data: dict[str, Any]) -> HookResult:
+        if data.get("block_type", "text") == "text" and data.get("delta"):
+            await self.say(str(data["delta"]))
+        return HookResult()
+
+    async def _on_thinking(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp import update_agent_thought_text
+
+        if data.get("delta"):
+            await self.update(update_agent_thought_text(str(data["delta"])))
+        return HookResult()
+
+    async def _on_tool_pre(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp import start_tool_call
+
+        call_id, name, arguments = _call_of(data)
+        path = tool_path(arguments, self.cwd)
+        content = None
+        if name in EDIT_TOOLS and path is not None:
+            content = await self._proposed_edit(call_id, name, arguments, path)
+        self._started.add(call_id)
+        await self.update(start_tool_call(
+            call_id, tool_title(name, arguments, self.cwd), kind=tool_kind(name), status="pending",  # type: ignore[arg-type]
+            locations=tool_locations(path), raw_input=arguments, content=content))
+        return HookResult()
+
+    async def _on_tool_post(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp import update_tool_call
+
+        call_id = _call_of(data)[0]
+        result = data.get("result")
+        succeeded = result_succeeded(result)
+        content = self._diff_of(call_id) if succeeded else None
+        await self.update(update_tool_call(
+            call_id, status="completed" if succeeded else "failed",
+            content=content or _text_content(result_text(result)), raw_output=_raw(result)))
+        self._edits.pop(call_id, None)
+        return HookResult()
+
+    async def _on_tool_error(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp import start_tool_call, update_tool_call
+
+        call_id, name, arguments = _call_of(data)
+        error = data.get("error")
+        message = str(error.get("msg") or error.get("type") or "") if isinstance(error, dict) else str(error or "")
+        self._edits.pop(call_id, None)
+        if call_id in self._started:
+            await self.update(update_tool_call(call_id, status="failed", content=_text_content(message)))
+        else:  # refused before the editor heard of it (plan mode, a rule): one failed call
+            self._started.add(call_id)
+            await self.update(start_tool_call(
+                call_id, tool_title(name, arguments, self.cwd), kind=tool_kind(name), status="failed",  # type: ignore[arg-type]
+                raw_input=arguments, content=_text_content(message)))
+        return HookResult()
+
+    async def _on_todos(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp import plan_entry, update_plan
+
+        todos = data.get("todos")
+        if isinstance(todos, list):
+            await self.update(update_plan([plan_entry(str(item.get("content") or ""), status=_plan_status(item))
+                                           for item in todos if isinstance(item, dict)]))
+        return HookResult()
+
+    async def _on_usage(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp.schema import Cost, UsageUpdate
+
+        usage = data.get("usage") or {}
+        used = sum(int(usage.get(key) or 0) for key in ("input_tokens", "output_tokens", "cache_read_tokens",
+                                                        "cache_write_tokens"))
+        cost = self.live.usage.session.known_cost()
+        await self.update(UsageUpdate(session_update="usage_update", used=used, size=self._context_window(),
+                                      cost=Cost(amount=float(cost), currency="USD") if cost is not None else None))
+        return HookResult()
+
+    def _context_window(self) -> int:
+        try:
+            window = self.live.active_provider().get_info().defaults.get("context_window")
+        except Exception:
+            window = None
+        return window if isinstance(window, int) and window > 0 else 0
+
+    # -- edits --------------------------------------------------------------------------------------------
+    async def _proposed_edit(self, call_id: str, name: str, arguments: dict[str, Any], path: Path) -> Any:
+        """The diff the call would make (shown with the approval question and when it is done)."""
+        old = await self._current_text(path)
+        if name == "write_file":
+            new = arguments.get("content")
+        else:
+            before, after = arguments.get("old_string"), arguments.get("new_string")
+            if old is None or not isinstance(before, str) or not isinstance(after, str) or before not in old:
+                return None
+            new = old.replace(before, after) if arguments.get("replace_all") else old.replace(before, after, 1)
+        if not isinstance(new, str):
+            return None
+        self._edits[call_id] = (str(path), old, new)
+        return self._diff_of(call_id)
+
+    def _diff_of(self, call_id: str) -> Any:
+        from acp import tool_diff_content
+
+        edit = self._edits.get(call_id)
+        return [tool_diff_content(edit[0], edit[2], edit[1])] if edit is not None else None
+
+    async def _current_text(self, path: Path) -> str | None:
+        """The file as the user sees it now (the editor's buffer when it offers reading), None when new."""
+        try:
+            if not path.is_file() or path.stat().st_size > PREVIEW_LIMIT:
+                return None
+            if self.editor_reads:
+                response = await self.conn.read_text_file(session_id=self.id, path=str(path))
+                return response.content
+            return await asyncio.to_thread(path.read_text, encoding="utf-8")
+        except Exception:  # no preview is no failure: the tool itself reports what is wrong
+            return None
+
+    # -- approvals ----------------------------------------------------------------------------------------
+    async def show_question(self, call_id: str, prompt: str) -> None:
+        from acp import start_tool_call
+
+        self._started.add(call_id)
+        await self.update(start_tool_call(call_id, prompt.splitlines()[0] if prompt else "Approval needed",
+                                          kind="other", status="pending", content=_text_content(prompt)))
+
+    async def ask_permission(self, call_id: str, prompt: str, options: list[Any]) -> Any:
+        from acp import update_tool_call
+
+        content = _text_content(prompt) + (self._diff_of(call_id) or [])
+        return await self.conn.request_permission(session_id=self.id, options=options,
+                                                  tool_call=update_tool_call(call_id, content=content))
+
+    async def mark_running(self, call_id: str) -> None:
+        from acp import update_tool_call
+
+        await self.update(update_tool_call(call_id, status="in_progress"))
+
+    # -- mode, model, trust -------------------------------------------------------------------------------
+    async def set_mode(self, mode: str) -> None:
+        from acp.schema import CurrentModeUpdate
+
+        self.live.set_mode(mode)
+        await self.update(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode))
+
+    async def set_model(self, wanted: str) -> tuple[str | None, str]:
+        provider, model = self.live.switch_model(wanted)
+        await self._send_config()
+        return provider, model
+
+    def config_options(self) -> list[Any]:
+        """The model as a select option: the models the provider offers (once known) and the current one."""
+        from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
+
+        current = self.live.model_name or "default"
+        names = list(dict.fromkeys([current, *self.models]))
+        return [SessionConfigOptionSelect(id="model", name="Model", category="model", type="select",
+                                          current_value=current,
+                                          options=[SessionConfigSelectOption(value=name, name=name) for name in names])]
+
+    async def offer_models(self) -> None:
+        """Ask the provider which models it offers (a request, so after the session is open) and tell the editor."""
+        try:
+            self.models = await self.live.model_names()
+        except Exception:  # the current model stays the only choice shown
+            return
+        await self._send_config()
+
+    async def _send_config(self) -> None:
+        from acp.schema import ConfigOptionUpdate
+
+        await self.update(ConfigOptionUpdate(session_update="config_option_update",
+                                             config_options=self.config_options()))
+
+    async def before_first_prompt(self) -> None:
+        """Once, before the first turn: what the session's opening warned about (an untrusted project's ignored
+        servers and hooks, a module's warning), then the question whether to trust the project."""
+        if self.greeted:
+            return
+        self.greeted = True
+        told, self.told = self.told, []
+        for line in told:
+            await self.say(f"warning: {line}\n")
+        from ...config.trust import project_trust
+
+        if project_trust(self.live.paths).needs_trust and getattr(
+                self.live.coordinator.approval_system, "asks_a_person", False):
+            await self.offer_trust()
+
+    async def offer_trust(self, *, asked_by_user: bool = False) -> bool:
+        """One question showing exactly what the project would run; only "Trust" trusts it (default no). Then
+        the session is opened again so that what was ignored takes effect."""
+        from acp import start_tool_call, update_tool_call
+        from acp.schema import PermissionOption
+
+        from ...config.trust import describe, project_trust, trust_project
+
+        paths = self.live.paths
+        state = project_trust(paths)
+        if not state.needs_trust:
+            if asked_by_user:
+                await self.say("This project ships nothing that waits for trust.\n")
+            return False
+        call_id = f"trust-{self.id[:8]}-{len(self._started)}"
+        await self.update(start_tool_call(call_id, "Trust this project?", kind="other", status="pending",
+                                          content=_text_content("\n".join(describe(state)))))
+        response = await self.conn.request_permission(session_id=self.id, tool_call=update_tool_call(call_id), options=[
+            PermissionOption(option_id="trust", name="Trust this project", kind="allow_once"),
+            PermissionOption(option_id="keep-off", name="Not now: keep them off", kind="reject_once")])
+        trusted = response.outcome.outcome == "selected" and response.outcome.option_id == "trust"
+        await self.update(update_tool_call(call_id, status="completed" if trusted else "failed"))
+        if trusted:
+            trust_project(paths, state)
+            await self.reopen()
+        return trusted
+
+    async def reopen(self) -> None:
+        """The same session opened again (after the project was trusted), in place."""
+        assert self.opener is not None
+        kept, mode = self.live.record.has_messages, self.live.mode
+        await self.live.close()
+        self.live = await self.opener(self, kept)
+        self.live.set_mode(mode)
+        self.attach()
+
+    # -- turns --------------------------------------------------------------------------------------------
+    async def run(self, prompt: str, images: list[dict[str, Any]]) -> TurnOutcome:
+        self.control = TurnControl(self.live.coordinator, notify=lambda text: None)
+        try:
+            outcome = await run_turn(self.live, prompt, images, control=self.control)
+        finally:
+            self.control = None
+            self._started.clear()
+            self._edits.clear()
+        if outcome.budget_stop is not None:
+            spent = "; no more model calls in this session" if outcome.ending == "budget_spent" else ""
+            await self.say(f"\nStopped: {outcome.budget_stop.message()}{spent}.\n")
+        return outcome
+
+    def response_for(self, outcome: TurnOutcome) -> Any:
+        """The `session/prompt` answer: the stop reason and the turn's tokens; a failed turn is an error the
+        editor shows (the session stays open and answers the next prompt)."""
+        from acp import RequestError
+        from acp.schema import PromptResponse, Usage
+
+        ending = outcome.ending
+        if outcome.error is not None:
+            what = "The model provider failed" if ending == "provider_error" else "The turn failed"
+            raise RequestError(-32603, self.live.redacted(f"{what}: {type(outcome.error).__name__}: {outcome.error}"),
+                               {"sessionId": self.id})
+        turn = self.live.usage.turn
+        usage = Usage(total_tokens=turn.input_tokens + turn.output_tokens, input_tokens=turn.input_tokens,
+                      output_tokens=turn.output_tokens, cached_read_tokens=turn.cache_read_tokens or None,
+                      cached_write_tokens=turn.cache_write_tokens or None)
+        return PromptResponse(stop_reason=_stop_reason(outcome), usage=usage)
+
+    def cancel(self) -> None:
+        """`session/cancel`: stop the turn at once; a pending permission request ends with it."""
+        if self.control is not None:
+            self.control.cancel()
+
+    async def close(self) -> None:
+        self.cancel()
+        await self.live.close()
+
+
+def _plan_status(item: dict[str, Any]) -> Any:
+    status = item.get("status")
+    return status if status in ("pending", "in_progress", "completed") else "pending"
+
+
+def _stop_reason(outcome: TurnOutcome) -> str:
+    if outcome.ending in ("interrupted", "stopped"):
+        return "cancelled"
+    if outcome.ending in ("budget", "budget_spent") or outcome.hit_call_limit:
+        return "max_turn_requests"
+    if outcome.refused:
+        return "refusal"
+    if outcome.cut_at_max_tokens:
+        return "max_tokens"
+    return "end_turn"
+
+
+def _call_of(data: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    arguments = data.get("tool_input")
+    return (str(data.get("tool_call_id") or ""), str(data.get("tool_name") or ""),
+            arguments if isinstance(arguments, dict) else {})
+
+
+def _text_content(text: str) -> list[Any]:
+    from acp import text_block, tool_content
+
+    return [tool_content(text_block(text))] if text else []
+
+
+def _raw(result: Any) -> Any:
+    return result.model_dump(mode="json") if hasattr(result, "model_dump") else result
