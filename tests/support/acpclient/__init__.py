@@ -184,7 +184,11 @@ async def acp_agent(command: list[str], *args: str, cwd: Path, env: dict[str, st
             transport_kwargs={"stderr": handle}, observers=[check], use_unstable_protocol=True,
         ) as (conn, process):
             editor = Editor(conn, editor_client, process, check, Path(name))
-            yield editor
+            try:
+                yield editor
+            except BaseException:  # what the agent logged helps more than the client's view of it
+                print("--- amplifier acp stderr ---\n" + editor.stderr[-6000:])
+                raise
             editor.assert_clean()
     finally:
         os.close(handle)
