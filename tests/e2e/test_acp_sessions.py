@@ -46,7 +46,7 @@ async def test_a_prompt_streams_the_answer_and_ends_the_turn(editor_project) -> 
         assert thoughts == "Let me think."
         usage = client.of_kind("usage_update")[-1]
         assert usage.used == 129 and usage.size > 0 and usage.cost is not None and usage.cost.currency == "USD"
-        assert client.of_kind("available_commands_update"), "the commands are listed after session/new"
+        assert await client.wait_for("available_commands_update"), "the commands are listed after session/new"
     asked = [request for request in server.requests if request.path.endswith("/messages")]
     assert [request.last_user_text for request in asked] == ["What is the answer?"]
 

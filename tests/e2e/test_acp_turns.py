@@ -168,15 +168,10 @@ async def test_cancel_stops_a_running_command_and_a_pending_question(editor_proj
         assert (await asyncio.wait_for(prompt, 15)).stop_reason == "cancelled"
         client.hold_permission.set()  # the late answer to the cancelled question changes nothing
         prompt = asyncio.ensure_future(editor.say(session_id, "sleep again"))
-        await asyncio.wait_for(_until(lambda: any(
-            u.tool_call_id == "call_sleep2" and u.status == "in_progress" for u in client.of_kind("tool_call_update"))),
-            30)
+        await client.wait_for("tool_call_update",
+                              lambda update: update.tool_call_id == "call_sleep2" and update.status == "in_progress")
         await editor.conn.cancel(session_id=session_id)  # the command is running
         assert (await asyncio.wait_for(prompt, 15)).stop_reason == "cancelled"
         assert [call.tool_call_id for _, call, _ in client.permission_requests] == ["call_sleep", "call_sleep2"]
     assert not (editor_project.project / "first.txt").exists() and not (editor_project.project / "second.txt").exists()
 
-
-async def _until(condition) -> None:
-    while not condition():
-        await asyncio.sleep(0.02)

@@ -272,9 +272,11 @@ class AcpSession:
                 await self.say("This project ships nothing that waits for trust.\n")
             return False
         call_id = f"trust-{self.id[:8]}-{len(self._started)}"
+        shown = _text_content("\n".join(describe(state)))
         await self.update(start_tool_call(call_id, "Trust this project?", kind="other", status="pending",
-                                          content=_text_content("\n".join(describe(state)))))
-        response = await self.conn.request_permission(session_id=self.id, tool_call=update_tool_call(call_id), options=[
+                                          content=shown))
+        question = update_tool_call(call_id, title="Trust this project?", content=shown)
+        response = await self.conn.request_permission(session_id=self.id, tool_call=question, options=[
             PermissionOption(option_id="trust", name="Trust this project", kind="allow_once"),
             PermissionOption(option_id="keep-off", name="Not now: keep them off", kind="reject_once")])
         trusted = response.outcome.outcome == "selected" and response.outcome.option_id == "trust"

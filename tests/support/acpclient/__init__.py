@@ -98,6 +98,7 @@ class EditorClient:
     reads: list[str] = field(default_factory=list)
     permission_asked: asyncio.Event = field(default_factory=asyncio.Event)
     hold_permission: asyncio.Event | None = None  # set: answers wait until it is set
+    arrived: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     async def request_permission(self, options: list[Any], session_id: str, tool_call: Any,
                                  **kwargs: Any) -> schema.RequestPermissionResponse:
@@ -114,6 +115,18 @@ class EditorClient:
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
+        async with self.arrived:
+            self.arrived.notify_all()
+
+    async def wait_for(self, kind: str, condition: Any = None, timeout: float = 30) -> Any:
+        """The first update of ``kind`` (meeting ``condition``) received so far or from now on (updates sent after
+        an answer, such as the command list after session/new, may arrive after it)."""
+        def found() -> Any:
+            return next((update for update in self.of_kind(kind) if condition is None or condition(update)), None)
+
+        async with self.arrived:
+            await asyncio.wait_for(self.arrived.wait_for(lambda: found() is not None), timeout)
+        return found()
 
     async def read_text_file(self, path: str, session_id: str, limit: int | None = None, line: int | None = None,
                              **kwargs: Any) -> schema.ReadTextFileResponse:
