@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from warmstart import real_amplifier_command  # startup is about the installed command itself, never warm
 
-HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx", "opentelemetry")
+HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx", "opentelemetry", "acp")
 
 PROBE = """
 import sys
@@ -50,6 +50,17 @@ def test_what_the_chat_reads_before_its_prompt_leaves_the_kernel_to_the_warm_up_
     # drawn; the kernel package costs about 150 ms and is imported by the warm-up thread behind the prompt
     probe = ("import sys, amplifier_cli.ui.repl.warmup, amplifier_cli.config.module_facts; "
              "print(sorted(name for name in sys.modules if name.split('.')[0] == 'amplifier_core'))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_what_acp_needs_to_answer_initialize_leaves_the_sdk_and_the_kernel_to_its_preload_thread() -> None:
+    # `amplifier acp` answers `initialize` from these modules while a thread imports the ACP SDK's models (half a
+    # second) and the kernel: editors start agents eagerly and wait for that answer
+    probe = ("import sys, amplifier_cli.__main__, amplifier_cli.commands.run_argv, amplifier_cli.commands.launch, "
+             "amplifier_cli.ui.acp, amplifier_cli.ui.acp.wire, amplifier_cli.ui.protocol_stdout; "
+             "print(sorted({name.split('.')[0] for name in sys.modules} & {'acp', 'amplifier_core', 'pydantic', "
+             "'typer'}))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
