@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import os
 import signal
 import sys
@@ -27,6 +28,9 @@ from .handshake import AcpOptions, ParamsProblem, initialize_result
 __all__ = ["AcpOptions", "run_acp"]
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
+# in this order: what an early session/new needs first (the kernel and the sessions layer), then the SDK's models
+PRELOADED = ("amplifier_cli.sessions.factory", "amplifier_cli.ui.acp.agent", "amplifier_cli.ui.acp.opening", "acp",
+             "acp.schema")
 
 
 def _preload() -> concurrent.futures.Future[None]:
@@ -35,11 +39,8 @@ def _preload() -> concurrent.futures.Future[None]:
 
     def work() -> None:
         try:
-            import acp
-            import acp.schema  # noqa: F401
-
-            from ...sessions import factory  # noqa: F401
-            from . import agent  # noqa: F401  (the session, the kernel and the sessions layer with it)
+            for name in PRELOADED:
+                importlib.import_module(name)
         except BaseException as error:
             done.set_exception(error)
         else:
@@ -49,33 +50,78 @@ def _preload() -> concurrent.futures.Future[None]:
     return done
 
 
-async def _answer_early(wire: Any, options: AcpOptions, preload: concurrent.futures.Future[None],
-                        client: dict[str, Any]) -> bool:
-    """Until the SDK is imported: answer `initialize`, keep everything else for the SDK. False when stdin ended."""
-    from .wire import error_response
+class _Early:
+    """Until the SDK is imported: `initialize` is answered from handshake.py, and `session/new` (which editors send
+    right after) opens its session at once, answered as the agent answers it. Everything else waits for the
+    SDK, in order."""
 
-    loaded = asyncio.wrap_future(preload)
-    while not loaded.done():
-        reading = wire.read_ahead()
-        await asyncio.wait({reading, loaded}, return_when=asyncio.FIRST_COMPLETED)
-        if not reading.done():
-            break  # the SDK is in: it takes the read in progress
-        wire.take_read_ahead()
-        message = reading.result()
-        if message is None:
+    def __init__(self, wire: Any, options: AcpOptions) -> None:
+        self.wire = wire
+        self.options = options
+        self.client: dict[str, Any] = {}
+        self.agent: Any = None
+
+    def agent_for(self) -> Any:
+        if self.agent is None:
+            from .agent import AmplifierAgent
+
+            self.agent = AmplifierAgent(self.options, self.wire)
+            self.agent.remember_client(self.client)
+        return self.agent
+
+    async def serve(self, preload: concurrent.futures.Future[None]) -> bool:
+        """False when stdin ended first."""
+        loaded = asyncio.wrap_future(preload)
+        while not loaded.done():
+            reading = self.wire.read_ahead()
+            await asyncio.wait({reading, loaded}, return_when=asyncio.FIRST_COMPLETED)
+            if not reading.done():
+                break  # the SDK is in: it takes the read in progress
+            self.wire.take_read_ahead()
+            message = reading.result()
+            if message is None:
+                return False
+            if not await self.answer(message):
+                self.wire.keep(message)
+        await loaded  # an import that failed raises here
+        return True
+
+    async def answer(self, message: dict[str, Any]) -> bool:
+        from .wire import error_response
+
+        method, params = message.get("method"), message.get("params")
+        if "id" not in message:
             return False
-        if message.get("method") == "initialize" and "id" in message:
+        if method == "initialize":
             try:
-                result = initialize_result(message.get("params"))
+                result = initialize_result(params)
             except ParamsProblem as problem:
-                await wire.send(error_response(message["id"], -32602, "Invalid params", {"details": str(problem)}))
-                continue
-            client.update(message.get("params") or {})
-            await wire.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-            continue
-        wire.keep(message)
-    await loaded  # an import that failed raises here
-    return True
+                await self.wire.send(error_response(message["id"], -32602, "Invalid params",
+                                                    {"details": str(problem)}))
+                return True
+            self.client = dict(params) if isinstance(params, dict) else {}
+            if self.agent is not None:
+                self.agent.remember_client(self.client)
+        elif method == "session/new" and _plain_new_session(params):
+            try:
+                result = await self.agent_for().new_session(cwd=params["cwd"], mcp_servers=params.get("mcpServers"))
+            except Exception as error:  # the agent's own error (a RequestError once the SDK is in)
+                to_error = getattr(error, "to_error_obj", None)
+                await self.wire.send({"jsonrpc": "2.0", "id": message["id"], "error": to_error() if callable(
+                    to_error) else {"code": -32603, "message": str(error)}})
+                return True
+        else:
+            return False
+        await self.wire.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        return True
+
+
+def _plain_new_session(params: Any) -> bool:
+    """Params the early path can take as they are; anything odd waits for the SDK's validation (-32602)."""
+    if not isinstance(params, dict) or not isinstance(params.get("cwd"), str):
+        return False
+    servers = params.get("mcpServers", [])
+    return isinstance(servers, list) and all(isinstance(server, dict) for server in servers)
 
 
 async def _serve(options: AcpOptions, out: TextIO) -> int:
@@ -83,17 +129,15 @@ async def _serve(options: AcpOptions, out: TextIO) -> int:
 
     preload = _preload()
     wire = await StdioWire.open(os.dup(out.fileno()))  # the wire closes its own copy
-    client: dict[str, Any] = {}
-    if not await _answer_early(wire, options, preload, client):
+    early = _Early(wire, options)
+    if not await early.serve(preload):
+        if early.agent is not None:
+            await early.agent.shutdown()
         await wire.close()
         return EXIT_OK
     from acp.core import AgentSideConnection
 
-    from .agent import AmplifierAgent
-
-    agent = AmplifierAgent(options, wire)
-    if client:
-        agent.remember_client(client)
+    agent = early.agent_for()
     connection = AgentSideConnection(cast(Any, agent), wire, listening=False, use_unstable_protocol=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -32,13 +32,16 @@ class AmplifierAgent:
     def __init__(self, options: AcpOptions, wire: StdioWire) -> None:
         self.options = options
         self.wire = wire
-        self.conn: Any = None
+        self.conn: Any = None  # the SDK's connection, once its models are imported (sdk_ready)
+        self.sdk_ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.sessions: dict[str, AcpSession] = {}
         self.client_files: dict[str, bool] = {"read": False, "write": False}
         self._prompts: dict[str, asyncio.Task[Any]] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
+        if not self.sdk_ready.done():
+            self.sdk_ready.set_result(None)
 
     def remember_client(self, params: Any) -> None:
         """What the editor offers (its `initialize` params): only offered `fs/*` methods are ever called."""
@@ -66,18 +69,15 @@ class AmplifierAgent:
 
     # -- sessions -----------------------------------------------------------------------------------------
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
-                          mcp_servers: list[Any] | None = None, **kwargs: Any) -> Any:
-        from acp.schema import NewSessionResponse
-
+                          mcp_servers: list[Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Answered as JSON: while the SDK's models are still being imported it is answered early (see
+        ``amplifier_cli.ui.acp._answer_early``), the same way."""
         session = await self._open(cwd, mcp_servers, resume_id=None)
         self.wire.after_reply(lambda: self._announce(session))
-        return NewSessionResponse(session_id=session.id, modes=self._modes(session),
-                                  config_options=session.config_options())
+        return {"sessionId": session.id, **self._state(session)}
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
-                           additional_directories: list[str] | None = None, **kwargs: Any) -> Any:
-        from acp.schema import LoadSessionResponse
-
+                           additional_directories: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
         from .replay import replay_updates
 
         session = await self._open(cwd, mcp_servers, resume_id=session_id)
@@ -85,15 +85,13 @@ class AmplifierAgent:
         for update in replay_updates(messages, session.cwd):  # before the answer, as the protocol says
             await session.update(update)
         self.wire.after_reply(lambda: self._announce(session))
-        return LoadSessionResponse(modes=self._modes(session), config_options=session.config_options())
+        return self._state(session)
 
     async def resume_session(self, session_id: str, cwd: str, additional_directories: list[str] | None = None,
-                             mcp_servers: list[Any] | None = None, **kwargs: Any) -> Any:
-        from acp.schema import ResumeSessionResponse
-
+                             mcp_servers: list[Any] | None = None, **kwargs: Any) -> dict[str, Any]:
         session = await self._open(cwd, mcp_servers, resume_id=session_id)
         self.wire.after_reply(lambda: self._announce(session))
-        return ResumeSessionResponse(modes=self._modes(session), config_options=session.config_options())
+        return self._state(session)
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> Any:
         from acp.schema import ListSessionsResponse, SessionInfo
@@ -123,14 +121,13 @@ class AmplifierAgent:
                                               + ", ".join(mode for mode, _, _ in MODES)))
         await self._session(session_id).set_mode(mode_id)
 
-    async def set_config_option(self, config_id: str, session_id: str, value: str | bool, **kwargs: Any) -> Any:
-        from acp.schema import SetSessionConfigOptionResponse
-
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> dict[str, Any]:
         session = self._session(session_id)
         if config_id != "model" or not isinstance(value, str) or not value.strip():
             raise request_error(ParamsProblem("the only option is 'model', set to a model name"))
         await session.set_model(value)
-        return SetSessionConfigOptionResponse(config_options=session.config_options())
+        return {"configOptions": session.config_options()}
 
     # -- turns --------------------------------------------------------------------------------------------
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
@@ -197,19 +194,18 @@ class AmplifierAgent:
                             {"sessionId": session_id})
 
     @staticmethod
-    def _modes(session: AcpSession) -> Any:
-        from acp.schema import SessionMode, SessionModeState
-
-        return SessionModeState(current_mode_id=session.live.mode, available_modes=[
-            SessionMode(id=mode, name=name, description=description) for mode, name, description in MODES])
+    def _state(session: AcpSession) -> dict[str, Any]:
+        return {"modes": session.mode_state(), "configOptions": session.config_options()}
 
     async def _open(self, cwd: str, servers: list[Any] | None, *, resume_id: str | None) -> AcpSession:
         from .opening import open_acp_session
 
         if resume_id is not None and resume_id in self.sessions:  # the editor opens it again: start afresh
             await self.sessions.pop(resume_id).close()
+        given = [server.model_dump(mode="json", by_alias=True) if hasattr(server, "model_dump") else server
+                 for server in servers or []]  # the SDK's models, or JSON when answered early
         try:
-            session = await open_acp_session(self, cwd, servers, resume_id)
+            session = await open_acp_session(self, cwd, given, resume_id)
         except (AmplifierError, ParamsProblem) as error:
             raise request_error(error) from None
         self.sessions[session.id] = session
@@ -218,6 +214,7 @@ class AmplifierAgent:
     async def _announce(self, session: AcpSession) -> None:
         """After the editor has the session's id: its commands, then the models it may pick (which may take a
         request to the provider)."""
+        await self.sdk_ready
         from acp.helpers import update_available_commands
 
         from .commands import available_commands

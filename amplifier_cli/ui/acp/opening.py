@@ -50,19 +50,25 @@ class _Nowhere(io.TextIOBase):
         return len(text)
 
 
-def client_servers(servers: list[Any] | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """The editor's MCP servers in tool-mcp's form, and a note for each that cannot be used."""
+def _pairs(items: Any) -> dict[str, str]:
+    """ACP's `[{name, value}]` env and header lists as a mapping."""
+    return {str(item["name"]): str(item.get("value", "")) for item in items or [] if isinstance(item, dict)
+            and item.get("name")}
+
+
+def client_servers(servers: list[dict[str, Any]] | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The editor's MCP servers (session/new's `mcpServers`, as JSON) in tool-mcp's form, and a note for each
+    that cannot be used."""
     specs: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
     for server in servers or []:
-        name = _NAME_CHARACTERS.sub("-", str(getattr(server, "name", "") or "server")).strip("-") or "server"
-        kind = getattr(server, "type", None)
-        if getattr(server, "command", None):
-            specs[name] = {"command": server.command, "args": list(server.args or []),
-                           "env": {item.name: item.value for item in server.env or []}}
-        elif kind in ("http", "sse"):
-            specs[name] = {"type": kind, "url": server.url,
-                           "headers": {item.name: item.value for item in server.headers or []}}
+        name = _NAME_CHARACTERS.sub("-", str(server.get("name") or "server")).strip("-") or "server"
+        kind = server.get("type")
+        if server.get("command"):
+            specs[name] = {"command": str(server["command"]), "args": [str(arg) for arg in server.get("args") or []],
+                           "env": _pairs(server.get("env"))}
+        elif kind in ("http", "sse") and server.get("url"):
+            specs[name] = {"type": kind, "url": str(server["url"]), "headers": _pairs(server.get("headers"))}
         else:
             notes.append(f"the editor's MCP server '{name}' uses a transport amplifier does not speak ({kind})")
     return specs, notes
@@ -112,7 +118,7 @@ async def open_acp_session(agent: AmplifierAgent, cwd: str, servers: list[Any] |
         return live
 
     live = await _open_live(agent, directory, specs, resume_id)
-    session = AcpSession(agent.conn, live, editor_reads=agent.client_files["read"])
+    session = AcpSession(agent, live, editor_reads=agent.client_files["read"])
     session.opener = open_again
     _bind(live, session)
     session.told.extend(notes)

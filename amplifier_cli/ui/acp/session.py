@@ -35,8 +35,8 @@ PREVIEW_LIMIT = 1024 * 1024  # a file larger than this gets no diff in the edito
 class AcpSession:
     """A LiveSession as the editor sees it, with the connection (``conn``, the SDK's AgentSideConnection)."""
 
-    def __init__(self, conn: Any, live: LiveSession, *, editor_reads: bool) -> None:
-        self.conn = conn
+    def __init__(self, agent: Any, live: LiveSession, *, editor_reads: bool) -> None:
+        self.agent = agent  # its ``conn`` (the SDK's connection) exists once the SDK is imported
         self.live = live
         self.id = live.session_id
         self.cwd = Path(live.paths.cwd)
@@ -48,6 +48,10 @@ class AcpSession:
         self.opener: Any = None  # async (AcpSession, kept) -> LiveSession: this session opened again (opening.py)
         self._started: set[str] = set()  # tool calls the editor has been told of
         self._edits: dict[str, tuple[str, str | None, str]] = {}  # call id -> (path, old text, new text)
+
+    @property
+    def conn(self) -> Any:
+        return self.agent.conn
 
     # -- sending ------------------------------------------------------------------------------------------
     async def update(self, update: Any) -> None:
@@ -218,15 +222,19 @@ class AcpSession:
         await self._send_config()
         return provider, model
 
-    def config_options(self) -> list[Any]:
-        """The model as a select option: the models the provider offers (once known) and the current one."""
-        from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
-
+    def config_options(self) -> list[dict[str, Any]]:
+        """The model as a select option (JSON, as the protocol spells it: sent before the SDK's models may be
+        imported): the models the provider offers (once known) and the current one."""
         current = self.live.model_name or "default"
         names = list(dict.fromkeys([current, *self.models]))
-        return [SessionConfigOptionSelect(id="model", name="Model", category="model", type="select",
-                                          current_value=current,
-                                          options=[SessionConfigSelectOption(value=name, name=name) for name in names])]
+        return [{"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": current,
+                 "options": [{"value": name, "name": name} for name in names]}]
+
+    def mode_state(self) -> dict[str, Any]:
+        from .handshake import MODES
+
+        return {"currentModeId": self.live.mode, "availableModes": [
+            {"id": mode, "name": name, "description": description} for mode, name, description in MODES]}
 
     async def offer_models(self) -> None:
         """Ask the provider which models it offers (a request, so after the session is open) and tell the editor."""
