@@ -102,7 +102,7 @@ class _Early:
             self.client = dict(params) if isinstance(params, dict) else {}
             if self.agent is not None:
                 self.agent.remember_client(self.client)
-        elif method == "session/new" and _plain_new_session(params):
+        elif method == "session/new" and isinstance(params, dict) and _plain_new_session(params):
             try:
                 result = await self.agent_for().new_session(cwd=params["cwd"], mcp_servers=params.get("mcpServers"))
             except Exception as error:  # the agent's own error (a RequestError once the SDK is in)
@@ -116,9 +116,9 @@ class _Early:
         return True
 
 
-def _plain_new_session(params: Any) -> bool:
+def _plain_new_session(params: dict[str, Any]) -> bool:
     """Params the early path can take as they are; anything odd waits for the SDK's validation (-32602)."""
-    if not isinstance(params, dict) or not isinstance(params.get("cwd"), str):
+    if not isinstance(params.get("cwd"), str):
         return False
     servers = params.get("mcpServers", [])
     return isinstance(servers, list) and all(isinstance(server, dict) for server in servers)
