@@ -3,7 +3,10 @@
 The work runs in a child session that the APP builds (capability `session.spawn`; continuing one uses
 `session.resume`), so this module holds no session logic: it checks the delegation depth (capability
 `session.depth`, limit `max_depth`), calls the capability, reports the child's answer and session id, and
-emits task:agent_spawned / task:agent_resumed / task:agent_completed (with `success`).
+emits task:agent_spawned / task:agent_resumed / task:agent_completed (with `success` and the `response`).
+Context a handler answers (`inject_context`) is handed on, never stored in this session: on spawned/resumed it is
+added to the sub-agent's instruction, on completed to the result this session's model reads (hook-shell's
+SubagentStart and SubagentStop hooks answer so).
 The available agents (capability `agents.catalog`, else upstream's `coordinator.config["agents"]`) are
 listed in the tool description, read when the tool is offered so it always matches the catalog.
 """
@@ -130,8 +133,9 @@ class TaskTool:
             names = ", ".join(self.agents()) or "none configured"
             return _error(f"unknown agent '{agent}' (available: {names})")
         child_id = str(uuid.uuid4())
-        await self._emit(AGENT_SPAWNED, {"agent": agent, "sub_session_id": child_id, "parent_session_id": parent_id,
-                                         "instruction": instruction})
+        answer = await self._emit(AGENT_SPAWNED, {"agent": agent, "sub_session_id": child_id,
+                                                  "parent_session_id": parent_id, "instruction": instruction})
+        instruction = _with_context(instruction, answer)
         call = spawn(agent, instruction, self._coordinator.session, None, child_id, **options)
         return await self._finish(call, agent, child_id, parent_id)
 
@@ -140,9 +144,10 @@ class TaskTool:
         resume = self._coordinator.get_capability(SESSION_RESUME)
         if resume is None:
             return _error("sub-agents cannot be continued here: the app did not provide capability session.resume")
-        await self._emit(AGENT_RESUMED, {"agent": agent if isinstance(agent, str) else None,
-                                         "sub_session_id": session_id, "parent_session_id": parent_id,
-                                         "instruction": instruction})
+        answer = await self._emit(AGENT_RESUMED, {"agent": agent if isinstance(agent, str) else None,
+                                                  "sub_session_id": session_id, "parent_session_id": parent_id,
+                                                  "instruction": instruction})
+        instruction = _with_context(instruction, answer)
         return await self._finish(resume(session_id, instruction, **options), agent, session_id, parent_id)
 
     async def _finish(self, call: Any, agent: Any, session_id: str, parent_id: str | None) -> ToolResult:
@@ -164,18 +169,37 @@ class TaskTool:
         status = outcome.get("status", "completed")
         agent = outcome.get("agent") or completed["agent"]
         success = status == "completed"
-        await self._emit(AGENT_COMPLETED, {**completed, "agent": agent, "sub_session_id": session_id,
-                                           "success": success, "status": status})
+        answer = await self._emit(AGENT_COMPLETED, {**completed, "agent": agent, "sub_session_id": session_id,
+                                                    "success": success, "status": status,
+                                                    "response": response if isinstance(response, str) else ""})
         if not success:
             return _error(f"the sub-agent stopped before finishing (status: {status})", session_id=session_id)
-        return ToolResult(success=True, output={"response": response or "", "session_id": session_id,
-                                                "agent": agent})
+        output = {"response": response or "", "session_id": session_id, "agent": agent}
+        feedback = _context_of(answer)
+        if feedback:
+            output["hook_feedback"] = feedback
+        return ToolResult(success=True, output=output)
 
-    async def _emit(self, event: str, data: dict[str, Any]) -> None:
+    async def _emit(self, event: str, data: dict[str, Any]) -> Any:
+        """Emit ``event``; the handlers' answer, or None when emitting failed."""
         try:
-            await self._coordinator.hooks.emit(event, data)
+            return await self._coordinator.hooks.emit(event, data)
         except Exception as error:  # an observer must not break delegation
             logger.warning("tool-task: a %s handler failed: %s", event, error)
+            return None
+
+
+def _context_of(answer: Any) -> str | None:
+    """The context a handler answered with (``inject_context``), if any."""
+    if getattr(answer, "action", None) != "inject_context":
+        return None
+    text = getattr(answer, "context_injection", None)
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def _with_context(instruction: str, answer: Any) -> str:
+    context = _context_of(answer)
+    return f"{instruction}\n\n{context}" if context else instruction
 
 
 def _description_of(name: Any, value: Any) -> str:
