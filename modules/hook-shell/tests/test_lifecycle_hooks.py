@@ -57,11 +57,28 @@ async def test_stop_runs_when_a_turn_completes_and_a_block_reaches_the_model_nex
     assert any("tests are failing" in message for message in messages(coordinator))
 
 
-async def test_session_end_runs_with_the_session_status_as_reason(lab) -> None:
-    lab.write_hooks({"SessionEnd": one_hook(lab.script("end.sh", RECORD))})
-    await (await lab.mount()).hooks.emit("session:end", {"status": "completed"})
-    (event,) = lab.read_events()
-    assert event["hook_event_name"] == "SessionEnd" and event["reason"] == "completed"
+async def test_session_end_reason_is_claude_codes_other_unless_the_app_names_one(lab) -> None:
+    lab.write_hooks({"SessionEnd": one_hook(lab.script("end.sh", RECORD)),
+                     "Notification": one_hook("true")})  # its idle timer must not outlive the session either
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    coordinator.register_capability("session.end_reason", "prompt_input_exit")
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    coordinator.register_capability("session.end_reason", "completed")  # not one of Claude Code's: other
+    await coordinator.hooks.emit("session:end", {"status": "failed"})
+    assert [(event["hook_event_name"], event["reason"], event["status"]) for event in lab.read_events()] == [
+        ("SessionEnd", "other", "completed"), ("SessionEnd", "prompt_input_exit", "completed"),
+        ("SessionEnd", "other", "failed")]
+
+
+async def test_session_end_matcher_selects_by_reason(lab) -> None:
+    lab.write_hooks({"SessionEnd": one_hook(lab.script("end.sh", RECORD), matcher="prompt_input_exit|clear")})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    assert lab.read_events() == []
+    coordinator.register_capability("session.end_reason", "prompt_input_exit")
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    assert [event["reason"] for event in lab.read_events()] == ["prompt_input_exit"]
 
 
 async def test_pre_compact_runs_with_trigger_auto_and_cannot_block(lab) -> None:
