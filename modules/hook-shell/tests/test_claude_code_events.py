@@ -85,14 +85,10 @@ jeval '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision":
     assert approvals.requests == []
 
 
-async def test_subagent_start_and_stop_run_around_a_task_with_the_agent_and_reach_child_and_parent(
-        lab: HookLab) -> None:
-    start = lab.script("start.sh", RECORD + """
-echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "use the staging DB only"}}'
-""")
-    stop = lab.script("stop.sh", RECORD + "\necho 'the reviewer skipped the docs; check them' >&2; exit 2")
-    lab.write_hooks({"SubagentStart": one_hook(start, matcher="reviewer"),
-                     "SubagentStop": one_hook(stop, matcher="review.*")})
+async def run_task(lab: HookLab, hooks: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+    """A real turn whose model calls the task tool (tool-task) with a stand-in spawner; returns the child's start
+    (agent, instruction, id), the context after the turn, and this session's transcript path."""
+    lab.write_hooks(hooks)
     spawned: list[dict[str, Any]] = []
 
     async def spawn(agent: str, instruction: str, parent: Any, configs: Any, child_id: str, **options: Any) -> Any:
@@ -103,21 +99,39 @@ echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalConte
               {"text": "ok"}]
     mount_plan = plan(script, hooks=[{"module": "hook-shell"}])
     mount_plan["tools"] = [{"module": "tool-task"}]
-    own_transcript = lab.project / "sessions" / "parent-id" / "transcript.jsonl"
+    own_transcript = str(lab.project / "sessions" / "parent-id" / "transcript.jsonl")
     _, context = await run_session(lab, mount_plan, "get a review", capabilities={
         "session.spawn": spawn, "agents.catalog": {"reviewer": "reviews code"},
-        "session.transcript_path": str(own_transcript)})
+        "session.transcript_path": own_transcript})
     (child,) = spawned
+    return child, context, own_transcript
+
+
+async def test_subagent_start_runs_when_a_sub_agent_starts_and_its_context_reaches_only_the_sub_agent(
+        lab: HookLab) -> None:
+    start = lab.script("start.sh", RECORD + """
+echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "use the staging DB only"}}'
+""")
+    child, context, own_transcript = await run_task(lab, {"SubagentStart": one_hook(start, matcher="reviewer")})
     assert child["instruction"] == "review a.py\n\nuse the staging DB only"
-    started, stopped = lab.read_events()
+    (started,) = lab.read_events()
     assert started["hook_event_name"] == "SubagentStart" and started["agent_type"] == "reviewer"
     assert started["agent_id"] == child["id"] and started["prompt"] == "review a.py"
+    assert started["agent_transcript_path"] == own_transcript.replace("parent-id", child["id"])
+    assert not any("staging DB" in str(message["content"]) for message in context)  # the child's, not ours
+
+
+async def test_subagent_stop_runs_when_a_sub_agent_finishes_and_its_feedback_reaches_the_parents_model(
+        lab: HookLab) -> None:
+    stop = lab.script("stop.sh", RECORD + "\necho 'the reviewer skipped the docs; check them' >&2; exit 2")
+    child, context, own_transcript = await run_task(lab, {"SubagentStop": one_hook(stop, matcher="review.*")})
+    (stopped,) = lab.read_events()
     assert stopped["hook_event_name"] == "SubagentStop" and stopped["agent_id"] == child["id"]
+    assert stopped["agent_type"] == "reviewer" and stopped["status"] == "completed"
     assert stopped["last_assistant_message"] == "LGTM" and stopped["stop_hook_active"] is False
-    assert stopped["agent_transcript_path"] == str(own_transcript.parent.parent / child["id"] / "transcript.jsonl")
+    assert stopped["agent_transcript_path"] == own_transcript.replace("parent-id", child["id"])
     (result,) = [message["content"] for message in context if message["role"] == "tool"]
     assert "LGTM" in result and "SubagentStop hook feedback: the reviewer skipped the docs; check them" in result
-    assert not any("staging DB" in str(message["content"]) for message in context)  # the child's, not ours
 
 
 async def test_post_compact_runs_after_compaction_with_its_trigger_and_summary(lab: HookLab) -> None:
