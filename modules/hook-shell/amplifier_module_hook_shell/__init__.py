@@ -127,7 +127,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     site = HookSite(project_dir=project_dir, hooks_dir=project_hooks_dir(project_dir),
                     pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None,
                     confinement=confinement, allow_blocking=settings.allow_blocking,
-                    idle_seconds=settings.idle_seconds)
+                    idle_seconds=settings.idle_seconds, network=settings.sandbox.network)
     shell_hooks = ShellHooks(table, site, coordinator)
     unregister = [coordinator.hooks.register(event, shell_hooks.handle, priority=settings.priority, name=MODULE_ID)
                   for event in shell_hooks.kernel_events()]

@@ -71,6 +71,8 @@ class HookSite:
     """False (upstream's ``allow_blocking: false``): a block is shown as a warning and the session goes on."""
     idle_seconds: float = 60.0
     """How long after a turn ends, with no next prompt, Notification ``idle_prompt`` runs."""
+    network: bool = True
+    """False (``sandbox: {network: false}``): hooks may not reach the network, so http hooks are not called."""
 
 
 class ShellHooks:
@@ -147,7 +149,10 @@ class ShellHooks:
         for hook in (hook for group in groups for hook in group.hooks):
             body = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
             hook_env = {**env, **self.env_file.variables()}
-            if isinstance(hook, HttpHook):  # in-process: no command runs, so no sandbox applies
+            if isinstance(hook, HttpHook) and not self.site.network:
+                answer = HookAnswer(warning=f"{describe(hook_event.name, hook)} was not called: the hooks' sandbox "
+                                            "has network: false")
+            elif isinstance(hook, HttpHook):  # in-process: no command runs, so the OS sandbox does not apply
                 # its allowedEnvVars name what it may send, credentials included: the entry shows them (and trust)
                 variables = {**os.environ, **self.env_file.variables()}
                 answer = read_answer(hook_event.name, hook, await post_hook_event(hook, body, variables))

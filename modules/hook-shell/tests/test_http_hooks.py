@@ -114,3 +114,13 @@ async def test_an_untrusted_projects_http_hooks_are_never_called(lab: HookLab, s
     trusted = await lab.mount(trusted=True)
     await pre(trusted, "ls")
     assert [request.body["hook_event_name"] for request in server.requests] == ["PreToolUse"]
+
+
+async def test_with_network_false_in_the_hooks_sandbox_http_hooks_are_not_called(lab: HookLab,
+                                                                                  server: HookServer) -> None:
+    lab.write_hooks({"PreToolUse": http_hook(server.url)})
+    coordinator = await lab.mount({"sandbox": {"mode": "workspace-write", "network": False}})
+    assert (await pre(coordinator, "ls")).action == "continue"
+    assert server.requests == []
+    assert any(f"PreToolUse hook `POST {server.url}`" in message and "was not called" in message
+               and "network: false" in message for message in messages(coordinator))
