@@ -41,6 +41,20 @@ def test_leaving_the_chat_runs_session_end_hooks_with_reason_prompt_input_exit(s
     assert ended["hook_event_name"] == "SessionEnd" and ended["reason"] == "prompt_input_exit"
 
 
+def test_switching_sessions_ends_the_one_left_with_reason_resume(spawn_chat, chat_project: Path, fake_api) -> None:
+    record = chat_project / "ended.jsonl"
+    with_hooks(chat_project, {"SessionEnd": [{"hooks": [{"type": "command", "command": f"{DUMP_STDIN} >> {record}"}]}]})
+    fake_api.add(Turn(text="first-answer"))
+    chat = spawn_chat()
+    chat.ready()
+    chat.exchange("hello", "first-answer")
+    chat.exchange("/fork", "now in the fork")
+    assert chat.exit() == 0
+    ended = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+    assert [event["reason"] for event in ended] == ["resume", "prompt_input_exit"]
+    assert ended[0]["session_id"] != ended[1]["session_id"]
+
+
 def test_an_idle_chat_after_a_turn_runs_notification_idle_prompt(spawn_chat, chat_project: Path, fake_api) -> None:
     fifo = chat_project / "idle.fifo"
     os.mkfifo(fifo)
