@@ -154,7 +154,8 @@ def _subagent_event(kernel_event: str, data: dict[str, Any]) -> HookEvent:
     agent_type = str(data.get("agent") or "")
     fields: dict[str, Any] = {"agent_id": data.get("sub_session_id"), "agent_type": agent_type}
     if kernel_event == AGENT_COMPLETED:
-        fields.update(stop_hook_active=False, last_assistant_message=str(data.get("response") or ""),
+        fields.update(stop_hook_active=data.get("stop_hook_active") is True,
+                      last_assistant_message=str(data.get("response") or ""),
                       status=data.get("status"), success=data.get("success"), error=data.get("error"))
         return HookEvent("SubagentStop", (agent_type,), fields)
     fields.update(prompt=str(data.get("instruction") or ""), resumed=kernel_event == AGENT_RESUMED)

@@ -2,12 +2,12 @@
 
 Precedence follows the kernel's: block (deny) > ask (ask_user) > changed input (modify) > context
 (inject_context). Warnings and ``systemMessage`` texts are returned beside the result for the caller to show: the
-hook registry drops ``user_message`` of continue and modify results. Blocking means what
-the event allows: PreToolUse, PermissionRequest and UserPromptSubmit are denied; for PostToolUse,
-PostToolUseFailure (the tool already ran), Stop (the turn is over) and SubagentStop (the sub-agent is done) the
-reason is given to the model as context instead. A PermissionRequest hook that allows answers ``modify`` with
-``decision: allow`` in the data (``amplifier_support.approval_choices.APPROVAL_DECISION_FIELD``), which
-hooks-approval reads.
+hook registry drops ``user_message`` of continue and modify results. Blocking means what the event allows:
+PreToolUse, PermissionRequest and UserPromptSubmit are denied; SubagentStop answers deny (the task tool sends the
+sub-agent back to work with the reason); for PostToolUse, PostToolUseFailure (the tool already ran) and Stop (the
+turn is over) the reason is given to the model as context instead. A PermissionRequest hook that allows answers
+``modify`` with ``decision: allow`` in the data (``amplifier_support.approval_choices.APPROVAL_DECISION_FIELD``),
+which hooks-approval reads.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from .hook_answer import HookAnswer
 
 MAX_CONTEXT_CHARS = 10_000
 
-DENYING_EVENTS = ("PreToolUse", "PermissionRequest", "UserPromptSubmit")
-FEEDBACK_EVENTS = ("PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop")
+DENYING_EVENTS = ("PreToolUse", "PermissionRequest", "UserPromptSubmit", "SubagentStop")
+FEEDBACK_EVENTS = ("PostToolUse", "PostToolUseFailure", "Stop")
 """Events whose block reason goes to the model as context."""
 CONTEXT_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart",
                   "SubagentStart", "SubagentStop")

@@ -85,9 +85,9 @@ jeval '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision":
     assert approvals.requests == []
 
 
-async def run_task(lab: HookLab, hooks: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+async def run_task(lab: HookLab, hooks: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     """A real turn whose model calls the task tool (tool-task) with a stand-in spawner; returns the child's start
-    (agent, instruction, id), the context after the turn, and this session's transcript path."""
+    and continuations (agent, instruction, id), the context after the turn, and this session's transcript path."""
     lab.write_hooks(hooks)
     spawned: list[dict[str, Any]] = []
 
@@ -95,16 +95,19 @@ async def run_task(lab: HookLab, hooks: dict[str, Any]) -> tuple[dict[str, Any],
         spawned.append({"agent": agent, "instruction": instruction, "id": child_id})
         return {"response": "LGTM", "session_id": child_id, "status": "completed", "agent": agent}
 
+    async def resume(session_id: str, instruction: str, **options: Any) -> Any:
+        spawned.append({"resumed": session_id, "instruction": instruction})
+        return {"response": "LGTM, docs too", "session_id": session_id, "status": "completed", "agent": "reviewer"}
+
     script = [{"tool_calls": [{"name": "task", "arguments": {"agent": "reviewer", "instruction": "review a.py"}}]},
               {"text": "ok"}]
     mount_plan = plan(script, hooks=[{"module": "hook-shell"}])
     mount_plan["tools"] = [{"module": "tool-task"}]
     own_transcript = str(lab.project / "sessions" / "parent-id" / "transcript.jsonl")
     _, context = await run_session(lab, mount_plan, "get a review", capabilities={
-        "session.spawn": spawn, "agents.catalog": {"reviewer": "reviews code"},
+        "session.spawn": spawn, "session.resume": resume, "agents.catalog": {"reviewer": "reviews code"},
         "session.transcript_path": own_transcript})
-    (child,) = spawned
-    return child, context, own_transcript
+    return spawned, context, own_transcript
 
 
 async def test_subagent_start_runs_when_a_sub_agent_starts_and_its_context_reaches_only_the_sub_agent(
@@ -112,7 +115,7 @@ async def test_subagent_start_runs_when_a_sub_agent_starts_and_its_context_reach
     start = lab.script("start.sh", RECORD + """
 echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "use the staging DB only"}}'
 """)
-    child, context, own_transcript = await run_task(lab, {"SubagentStart": one_hook(start, matcher="reviewer")})
+    (child,), context, own_transcript = await run_task(lab, {"SubagentStart": one_hook(start, matcher="reviewer")})
     assert child["instruction"] == "review a.py\n\nuse the staging DB only"
     (started,) = lab.read_events()
     assert started["hook_event_name"] == "SubagentStart" and started["agent_type"] == "reviewer"
@@ -121,17 +124,24 @@ echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalConte
     assert not any("staging DB" in str(message["content"]) for message in context)  # the child's, not ours
 
 
-async def test_subagent_stop_runs_when_a_sub_agent_finishes_and_its_feedback_reaches_the_parents_model(
-        lab: HookLab) -> None:
-    stop = lab.script("stop.sh", RECORD + "\necho 'the reviewer skipped the docs; check them' >&2; exit 2")
-    child, context, own_transcript = await run_task(lab, {"SubagentStop": one_hook(stop, matcher="review.*")})
-    (stopped,) = lab.read_events()
-    assert stopped["hook_event_name"] == "SubagentStop" and stopped["agent_id"] == child["id"]
-    assert stopped["agent_type"] == "reviewer" and stopped["status"] == "completed"
-    assert stopped["last_assistant_message"] == "LGTM" and stopped["stop_hook_active"] is False
-    assert stopped["agent_transcript_path"] == own_transcript.replace("parent-id", child["id"])
+async def test_subagent_stop_runs_when_a_sub_agent_finishes_and_a_block_sends_it_back_to_work(lab: HookLab) -> None:
+    stop = lab.script("stop.sh", "event=$(cat)\n" + 'printf %s "$event" | ' + RECORD + """
+if [ "$(printf %s "$event" | jget stop_hook_active)" = false ]; then
+  echo 'the reviewer skipped the docs; check them' >&2; exit 2
+fi
+echo '{"additionalContext": "reviewed twice"}'
+""")
+    (child, again), context, own_transcript = await run_task(lab, {"SubagentStop": one_hook(stop,
+                                                                                             matcher="review.*")})
+    assert again == {"resumed": child["id"], "instruction": "the reviewer skipped the docs; check them"}
+    first, second = lab.read_events()
+    assert first["hook_event_name"] == "SubagentStop" and first["agent_id"] == child["id"]
+    assert first["agent_type"] == "reviewer" and first["status"] == "completed"
+    assert first["last_assistant_message"] == "LGTM" and first["stop_hook_active"] is False
+    assert first["agent_transcript_path"] == own_transcript.replace("parent-id", child["id"])
+    assert second["stop_hook_active"] is True and second["last_assistant_message"] == "LGTM, docs too"
     (result,) = [message["content"] for message in context if message["role"] == "tool"]
-    assert "LGTM" in result and "SubagentStop hook feedback: the reviewer skipped the docs; check them" in result
+    assert "LGTM, docs too" in result and "reviewed twice" in result  # its context reaches the parent's model
 
 
 async def test_post_compact_runs_after_compaction_with_its_trigger_and_summary(lab: HookLab) -> None:

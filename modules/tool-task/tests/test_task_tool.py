@@ -108,6 +108,24 @@ async def test_context_answered_on_its_events_goes_to_the_child_and_back_to_the_
     assert events[1][1]["response"] == "child answer"
 
 
+async def test_a_handler_denying_completion_sends_the_child_back_to_work_at_most_three_times():
+    capabilities = Capabilities()
+    tool, coordinator, events = await mounted(capabilities=capabilities)
+
+    async def not_yet(event: str, data: dict[str, Any]) -> HookResult:
+        return HookResult(action="deny", reason="also update the changelog")
+
+    coordinator.hooks.register(AGENT_COMPLETED, not_yet)
+    result = await tool.execute({"agent": "reader", "instruction": "summarise README"})
+
+    child = capabilities.calls[0][1][4]
+    assert [(kind, args[:2]) for kind, args, _ in capabilities.calls[1:]] == [
+        ("resume", (child, "also update the changelog"))] * 3
+    assert [data["stop_hook_active"] for event, data in events if event == AGENT_COMPLETED] == [
+        False, True, True, True]
+    assert result.success and result.output["hook_feedback"] == "also update the changelog"
+
+
 async def test_refuses_to_delegate_at_the_depth_limit_without_calling_the_app():
     capabilities = Capabilities()
     tool, _, events = await mounted({"max_depth": 1}, depth=1, capabilities=capabilities)
