@@ -25,7 +25,7 @@ from typing import Any
 
 from amplifier_core import events
 from amplifier_core.models import HookResult, json_default
-from amplifier_support.capability_names import SESSION_END_REASON
+from amplifier_support.capability_names import SESSION_END_REASON, SESSION_MODE
 from amplifier_support.sandbox import Confinement
 
 from .env_file import ENV_FILE_VARIABLES, HookEnvFile
@@ -128,6 +128,7 @@ class ShellHooks:
             "parent_session_id": data.get("parent_id"),  # set in sub-agent sessions
             "transcript_path": self.site.transcript_path,
             "cwd": str(self.site.project_dir),
+            "permission_mode": "plan" if self._capability(SESSION_MODE) == "plan" else "default",
             "hook_event_name": hook_event.name,
             "amplifier_event": event,
             "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),  # upstream's hooks read it

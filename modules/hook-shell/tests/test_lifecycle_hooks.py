@@ -107,3 +107,12 @@ async def test_only_events_with_hooks_are_subscribed(lab) -> None:
     coordinator = await lab.mount()
     subscribed = {registration.event for registration in coordinator.hook_registrations}
     assert subscribed == {"prompt:complete", "tool:pre"}
+
+
+async def test_the_input_says_the_permission_mode_as_claude_code_does(lab) -> None:
+    lab.write_hooks({"UserPromptSubmit": one_hook(lab.script("prompt.sh", RECORD))})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("prompt:submit", {"prompt": "one"})
+    coordinator.register_capability("session.mode", "plan")
+    await coordinator.hooks.emit("prompt:submit", {"prompt": "two"})
+    assert [event["permission_mode"] for event in lab.read_events()] == ["default", "plan"]
