@@ -210,7 +210,7 @@ def hook_events_for(kernel_event: str, data: dict[str, Any], end_reason: str | N
             "message_count", "token_count", "budget", "messages_before", "messages_after", "tokens_before",
             "tokens_after", "messages_omitted") if key in data}}
         if name == "PreCompact":
-            compaction["custom_instructions"] = ""
+            compaction["custom_instructions"] = str(data.get("custom_instructions") or "")
         else:
             compaction["compact_summary"] = str(data.get("summary") or "")
         return [HookEvent(name, (trigger,), compaction)]

@@ -116,3 +116,13 @@ async def test_the_input_says_the_permission_mode_as_claude_code_does(lab) -> No
     coordinator.register_capability("session.mode", "plan")
     await coordinator.hooks.emit("prompt:submit", {"prompt": "two"})
     assert [event["permission_mode"] for event in lab.read_events()] == ["default", "plan"]
+
+
+async def test_pre_compact_of_a_manual_compaction_says_what_the_user_asked_to_keep(lab) -> None:
+    lab.write_hooks({"PreCompact": one_hook(lab.script("compact.sh", RECORD), matcher="manual")})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("context:pre_compact", {"message_count": 40})  # automatic: not matched
+    await coordinator.hooks.emit("context:pre_compact", {"trigger": "manual", "custom_instructions": "the API plan",
+                                                         "message_count": 12})
+    (event,) = lab.read_events()
+    assert event["trigger"] == "manual" and event["custom_instructions"] == "the API plan"
