@@ -18,7 +18,8 @@ sandbox", offered for shell tools while their sandbox is on; only an app that ca
 
 Before asking, `approval:required` is emitted with the tool call; a handler may decide the request there (hook-shell
 does for PermissionRequest hooks): `deny` refuses it, `modify` with `decision: allow` grants it (with its
-`tool_input` if changed). Nobody is asked then, except that a request that is always asked is never granted so.
+`tool_input` if changed, which the rules judge again). Nobody is asked then, except that a request that is always
+asked (or a changed input that would be) is never granted so.
 """
 
 from __future__ import annotations
@@ -209,9 +210,18 @@ class ApprovalHook:
         decided = answer.data or {}
         if decided.get(APPROVAL_DECISION_FIELD) != "allow" or verdict.always_ask:
             return None
-        await self._emit(events.APPROVAL_GRANTED, {"tool_name": tool_name, "reason": "allowed by a hook"})
         changed = decided.get("tool_input")
-        if isinstance(changed, dict) and changed != data.get("tool_input"):
+        changed = changed if isinstance(changed, dict) and changed != data.get("tool_input") else None
+        if changed is not None:  # the input that will run is judged by the rules too
+            again = await self._judge(tool_name, changed)
+            if again.action == "deny":
+                reason = f"{tool_name} denied by approval rules (as a hook changed it): {again.reason}"
+                await self._emit(events.APPROVAL_DENIED, {"tool_name": tool_name, "reason": reason})
+                return HookResult(action="deny", reason=reason)
+            if again.always_ask:
+                return None  # a person decides, about the call as the model made it
+        await self._emit(events.APPROVAL_GRANTED, {"tool_name": tool_name, "reason": "allowed by a hook"})
+        if changed is not None:
             return HookResult(action="modify", data={**data, "tool_input": changed})
         return HookResult()
 

@@ -215,6 +215,24 @@ async def test_a_handler_of_approval_required_decides_the_request_without_asking
     assert (await pre(coordinator, "bash", command="make; $s b")).action == "ask_user"
 
 
+async def test_an_input_a_handler_changes_while_granting_is_judged_by_the_rules_again() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "rm *", "action": "deny"}]})
+
+    rewritten = {"touch x": "rm x", "touch y": "$s y", "touch z": "touch z2"}
+
+    async def rewrite(event, data):
+        changed = {"command": rewritten[data["tool_input"]["command"]]}
+        return HookResult(action="modify", data={**data, "decision": "allow", "tool_input": changed})
+
+    coordinator.hooks.register("approval:required", rewrite)
+    denied = await pre(coordinator, "bash", command="touch x")
+    assert denied.action == "deny" and "as a hook changed it" in denied.reason
+    asked = await pre(coordinator, "bash", command="touch y")  # changed into what cannot be judged: a person decides
+    assert asked.action == "ask_user" and "touch y" in asked.approval_prompt
+    granted = await pre(coordinator, "bash", command="touch z")
+    assert granted.action == "continue" and granted.data["tool_input"] == {"command": "touch z2"}
+
+
 async def test_unknown_config_keys_name_the_closest_valid_key() -> None:
     with pytest.raises(ModuleConfigError, match="ask_tools"):
         await approval.mount(MockCoordinator(), {"ask_tool": ["bash"]})
