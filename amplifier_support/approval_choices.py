@@ -43,3 +43,10 @@ class ApprovalChoice(Enum):
 
 _BY_TEXT = {choice.label.lower(): choice for choice in ApprovalChoice}
 _BY_TEXT.update({"allow": ApprovalChoice.ALLOW_ONCE, "allow always": ApprovalChoice.ALWAYS_ALLOW})
+
+
+APPROVAL_DECISION_FIELD = "decision"
+"""The key of ``approval:required`` data by which a hook decides the request without asking anyone: a handler
+answering ``modify`` with ``{APPROVAL_DECISION_FIELD: "allow"}`` (and optionally a changed ``tool_input``) grants
+it; one answering ``deny`` refuses it. hook-shell's PermissionRequest hooks answer this way, hooks-approval reads
+it (see its README)."""

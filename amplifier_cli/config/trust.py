@@ -3,7 +3,8 @@ permission, changes where requests and keys go, or pulls files from outside the 
 
 Until the user trusts the project (``amplifier trust``, or the chat's prompt), none of these inputs take effect:
 - MCP servers in ``.mcp.json`` and ``.amplifier/mcp.json`` (a process, or a URL with headers);
-- shell hooks under ``.amplifier/hooks/`` (hooks.json files and every script beside them);
+- hooks under ``.amplifier/hooks/`` (hooks.json files and every script beside them): shell commands, and http
+  hooks that POST the session's events to a URL (with the variables they list in headers);
 - project settings (``.amplifier/settings.yaml``, ``settings.local.yaml``): every key but the harmless ones
   below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, ...);
 - project profiles and bundles (``.amplifier/profiles/**``: modules and their sources, includes, ``sandbox:``);
@@ -287,6 +288,15 @@ def _references(value: Any) -> list[str]:
     return re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", text or "")
 
 
+def _http_hook_line(hook: dict[str, Any]) -> str:
+    """An http hook as the user must see it: where the session's events go, and which variables go with them."""
+    line = f"POST {hook.get('url')}"
+    sent = hook.get("allowedEnvVars")
+    if isinstance(sent, list) and sent:
+        line += " (sends " + ", ".join(f"${name}" for name in sent) + ")"
+    return line
+
+
 def _hook_inputs(root: Path) -> list[ProjectInput]:
     directory = root / HOOKS_DIR
     if not directory.is_dir():
@@ -307,6 +317,9 @@ def _hook_inputs(root: Path) -> list[ProjectInput]:
                     group = group if isinstance(group, dict) else {}
                     matcher = group.get("matcher") or "*"
                     for hook in group.get("hooks") or []:
+                        if isinstance(hook, dict) and hook.get("type") == "http":  # requests go to this URL
+                            shows.append(f"on {event} [{matcher}]: {_http_hook_line(hook)}")
+                            continue
                         command = hook.get("command") if isinstance(hook, dict) else None
                         shows.append(f"on {event} [{matcher}]: {command}")
                         words = _command_words(str(command or "").replace("${CLAUDE_PROJECT_DIR}", str(root))

@@ -1,6 +1,7 @@
 """`/compact [what to keep]`: replace the conversation with a summary the session's own model writes, now.
 
-Asked through the kernel's APIs only (the mounted `context` and `providers`, `context:post_compact` on the hooks),
+Asked through the kernel's APIs only (the mounted `context` and `providers`, `context:pre_compact` and
+`context:post_compact` on the hooks, with `trigger: manual`),
 never by importing a context module: any context manager that can get and set messages can be compacted. The
 summary becomes one system message (metadata `source: compact-summary`) after the profile's system messages;
 the provider call is an ordinary `complete`, so its tokens and cost count in `/cost` like any other request.
@@ -103,6 +104,11 @@ async def compact_now(coordinator: Any, provider_name: str | None, keep: str = "
         provider = next(iter(providers.values()))
     if provider is None:
         raise CompactionRefused("no provider is mounted to write the summary")
+    hooks = getattr(coordinator, "hooks", None)
+    if hooks is not None:  # as a context manager's own compaction does; hooks read trigger "manual" and the ask
+        await hooks.emit("context:pre_compact", {"trigger": "manual", "custom_instructions": keep,
+                                                 "message_count": len(messages),
+                                                 "token_count": estimate_tokens(messages)})
     ask = "Summarize the conversation below." + (f" Be sure to keep: {keep}." if keep else "")
     request = ChatRequest(messages=[Message(role="system", content=SUMMARIZER),
                                     Message(role="user", content=f"{ask}\n\n<conversation>\n"
@@ -122,7 +128,6 @@ async def compact_now(coordinator: Any, provider_name: str | None, keep: str = "
     kept = [*instructions, summary_message]
     await context.set_messages(kept)
     receipt = CompactionReceipt(len(messages), len(kept), estimate_tokens(messages), estimate_tokens(kept), summary)
-    hooks = getattr(coordinator, "hooks", None)
     if hooks is not None:
         await hooks.emit("context:post_compact", receipt.event_data())
     return receipt

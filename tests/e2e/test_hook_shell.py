@@ -133,3 +133,29 @@ def test_a_hook_asking_for_approval_is_denied_headless_and_granted_with_approval
     allowed = e2e.run("run", "-P", "asking", "--approval", "allow", "write a file")
     assert allowed.returncode == 0, allowed.stderr
     assert allowed.stdout == "Written.\n" and (e2e.project / "a.txt").read_text() == "x\n"
+
+
+def test_a_permission_request_hook_answers_approvals_in_a_headless_run(e2e) -> None:
+    decide = f"""#!/bin/bash
+command=$({json.dumps(sys.executable)} -c 'import json, sys; print(json.load(sys.stdin)["tool_input"]["command"])')
+case "$command" in
+  "touch made.txt") behavior=allow ;;
+  *) behavior=deny ;;
+esac
+echo '{{"hookSpecificOutput": {{"hookEventName": "PermissionRequest", "decision": {{"behavior": "'$behavior'",
+      "message": "only made.txt may be created"}}}}}}'
+"""
+    write_hooks_json(e2e.project, {"PermissionRequest": command_hook(write_hook_script(e2e.project, "decide.sh",
+                                                                                       decide), matcher="Bash")})
+    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": "touch made.txt"}},
+                              {"name": "bash", "arguments": {"command": "touch other.txt"}}]},
+              {"text": "Done."}]
+    e2e.profile("deciding", provider="scripted", script=script, tools=("tool-bash",),
+                hooks=("hooks-streaming-ui", "hook-shell", "hooks-approval"))
+
+    result = e2e.run("run", "-P", "deciding", "make two files")
+
+    assert result.returncode == 0, result.stderr
+    assert (e2e.project / "made.txt").exists() and not (e2e.project / "other.txt").exists()
+    tool_results = [m["content"] for m in e2e.transcript(e2e.only_session()) if m["role"] == "tool"]
+    assert "only made.txt may be created" in tool_results[1]

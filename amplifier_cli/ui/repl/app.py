@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
+from amplifier_support.capability_names import SESSION_END_REASON, UI_OUTPUT, UI_RENDERS_ANSWER
 
 from ... import __version__
 from ...config.paths import AmplifierPaths
@@ -151,14 +151,15 @@ class Repl:
     async def switch_to(self, request: Any) -> None:
         """Close the current session and open ``request`` (/resume, /fork) under the chat's ``--sandbox``: a
         session switched to must not run commands under a looser sandbox than the chat was started with."""
-        await self.close_session()
+        await self.close_session(end_reason="resume")
         request.sandbox = getattr(self.request, "sandbox", None)
         self.request = request
         self.live = None
         self.show_resumed_history()
         self.start_opening()
 
-    async def close_session(self) -> None:
+    async def close_session(self, end_reason: str = "prompt_input_exit") -> None:
+        """``end_reason``: Claude Code's SessionEnd reason, for hooks (the person left the chat, or switched)."""
         if self.opener is not None and not self.opener.done():
             self.opener.cancel()
             try:
@@ -166,6 +167,7 @@ class Repl:
             except BaseException:
                 pass
         if self.live is not None:
+            self.live.coordinator.register_capability(SESSION_END_REASON, end_reason)
             await self.live.close()
 
     # -- screen ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""hook-shell: runs user shell hooks written in the hooks.json format other agents use (PreToolUse,
-PostToolUse, UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact, Notification) on the matching kernel
-events. A hook reads the event as JSON on stdin and answers with its exit code (0 go on, 2 block, other: a
-warning) and optionally JSON on stdout.
+"""hook-shell: runs user hooks written in Claude Code's hooks.json format (PreToolUse, PermissionRequest,
+PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, StopFailure, SubagentStart, SubagentStop, SessionStart,
+SessionEnd, PreCompact, PostCompact, Notification) on the matching kernel events. A command hook reads the event as
+JSON on stdin and answers with its exit code (0 go on, 2 block, other: a warning) and optionally JSON on stdout; an
+http hook gets the same JSON POSTed and answers with its response body.
 
 Capabilities read at mount: ``session.project_dir`` (else ``session.working_dir``, else the process cwd) for
 where hooks run and where ``.amplifier/hooks/`` is; ``app.user_config_dir`` for the user's ``hooks/hooks.json``
@@ -125,7 +126,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     transcript = _capability(coordinator, SESSION_TRANSCRIPT_PATH)
     site = HookSite(project_dir=project_dir, hooks_dir=project_hooks_dir(project_dir),
                     pass_env=tuple(settings.pass_env), transcript_path=str(transcript) if transcript else None,
-                    confinement=confinement, allow_blocking=settings.allow_blocking)
+                    confinement=confinement, allow_blocking=settings.allow_blocking,
+                    idle_seconds=settings.idle_seconds, network=settings.sandbox.network)
     shell_hooks = ShellHooks(table, site, coordinator)
     unregister = [coordinator.hooks.register(event, shell_hooks.handle, priority=settings.priority, name=MODULE_ID)
                   for event in shell_hooks.kernel_events()]
@@ -133,6 +135,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Calla
     def cleanup() -> None:
         for remove in unregister:
             remove()
+        shell_hooks.stop_idle_timer()
         shell_hooks.env_file.remove()
 
     return cleanup

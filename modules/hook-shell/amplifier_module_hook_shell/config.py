@@ -53,6 +53,9 @@ class HookShellConfig(ModuleConfig):
     sandbox: HookSandboxConfig = Field(default_factory=HookSandboxConfig)
     """OS sandbox of hook processes (Landlock + no_new_privs): by default they write only in the project, the
     temp dir and ``write_roots``."""
+    idle_seconds: float = Field(default=60.0, gt=0)
+    """After a turn ends, how long nobody may send the next prompt before Notification hooks run with
+    ``notification_type: idle_prompt`` (Claude Code waits 60 s too)."""
     priority: int = -20
     """Hook priority: before hooks-approval (-10), so a blocking hook stops a call before anyone is asked and a
     changed input is what approval rules judge."""

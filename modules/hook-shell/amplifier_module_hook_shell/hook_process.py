@@ -37,6 +37,8 @@ class HookRun:
     stdout: str
     stderr: str
     timed_out: bool = False
+    failure: str | None = None
+    """Why the hook gave no answer, when that is not an exit code (an http hook's status, an unreachable URL)."""
 
 
 class HookProtocol(asyncio.SubprocessProtocol):

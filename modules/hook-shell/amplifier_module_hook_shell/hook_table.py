@@ -12,19 +12,21 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "PreCompact",
-               "Notification")
+HOOK_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
+               "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
+               "PostCompact", "Notification")
 """Hook events this module runs."""
 
 UNSUPPORTED_EVENTS = {
-    "PostToolUseFailure": "PostToolUse hooks run for failed calls too (tool_response.success is false)",
-    "PermissionRequest": "use a PreToolUse hook that answers a permissionDecision (allow, deny or ask)",
-    "SubagentStart": "sub-agents mount the same hooks: use SessionStart (parent_session_id is set)",
-    "SubagentStop": "sub-agents mount the same hooks: use Stop (parent_session_id is set)",
+    "TaskCompleted": "use SubagentStop, which runs when a sub-agent (the task tool) finishes",
+    "TeammateIdle": "amplifier has no teammates; use Notification with the matcher idle_prompt",
 }
 """Events of other agents' configs with no counterpart here -> what to use instead; their hooks are skipped with a
 warning."""
+
+HOOK_TYPES = ("command", "http")
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -44,6 +46,31 @@ class CommandHook:
     plugin_root: str | None = None
     """The folder of the hooks.json it came from: ``$CLAUDE_PLUGIN_ROOT`` / ``$AMPLIFIER_PLUGIN_ROOT`` for it."""
 
+    @property
+    def label(self) -> str:
+        return self.command
+
+
+@dataclass(frozen=True)
+class HttpHook:
+    """One ``{"type": "http"}`` entry: the event JSON is POSTed to ``url``; the response body is read as a command
+    hook's stdout."""
+
+    url: str
+    timeout: float
+    source: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Header name -> value; ``$VAR`` / ``${VAR}`` in a value expand only for names in ``allowed_env_vars``."""
+    allowed_env_vars: tuple[str, ...] = ()
+    plugin_root: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"POST {self.url}"
+
+
+Hook = CommandHook | HttpHook
+
 
 @dataclass(frozen=True)
 class MatcherGroup:
@@ -51,7 +78,7 @@ class MatcherGroup:
 
     matcher: str
     pattern: re.Pattern[str] | None
-    hooks: tuple[CommandHook, ...]
+    hooks: tuple[Hook, ...]
 
     def matches(self, candidates: tuple[str, ...]) -> bool:
         """True when the matcher matches one of ``candidates`` as a whole (``Bash`` is not ``BashOutput``)."""
@@ -93,25 +120,54 @@ def _compile_matcher(value: Any, source: str, key_path: str) -> tuple[str, re.Pa
                     'write a valid regular expression such as "Bash|Write" or "mcp__.*"') from None
 
 
-def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, table: HookTable,
-                plugin_root: str | None) -> CommandHook | None:
-    if not isinstance(entry, dict):
-        raise _fail(source, key_path, f"must be an object, not {type(entry).__name__}",
-                    'write {"type": "command", "command": "..."}')
-    hook_type = entry.get("type", "command")
-    if hook_type != "command":
-        table.warnings.append(f"{source}: {key_path}: hook type {hook_type!r} is not supported (only \"command\"); "
-                              "this hook is skipped")
-        return None
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise _fail(source, f"{key_path}.command", "is missing or not a non-empty string",
-                    "give the shell command to run, e.g. \"./.amplifier/hooks/check.sh\"")
+def _parse_timeout(entry: dict[str, Any], source: str, key_path: str, default_timeout: float) -> float:
     timeout = entry.get("timeout", default_timeout)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise _fail(source, f"{key_path}.timeout", f"must be a positive number of seconds, not {timeout!r}",
                     f"write e.g. \"timeout\": {int(DEFAULT_TIMEOUT)} or leave it out")
-    return CommandHook(command=command, timeout=float(timeout), source=source, plugin_root=plugin_root)
+    return float(timeout)
+
+
+def _parse_http_hook(entry: dict[str, Any], source: str, key_path: str, timeout: float,
+                     plugin_root: str | None) -> HttpHook:
+    url = entry.get("url")
+    example = 'write e.g. "url": "http://127.0.0.1:8080/hooks"'
+    if not isinstance(url, str) or not url.strip():
+        raise _fail(source, f"{key_path}.url", "is missing or not a non-empty string", example)
+    parsed = urlsplit(url.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise _fail(source, f"{key_path}.url", f"{url!r} is not an http:// or https:// URL with a host", example)
+    headers = entry.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(name, str) and isinstance(value, str)
+                                                for name, value in headers.items()):
+        raise _fail(source, f"{key_path}.headers", "must be an object of header names to string values",
+                    'write e.g. "headers": {"Authorization": "Bearer $MY_TOKEN"}')
+    allowed = entry.get("allowedEnvVars", [])
+    if not isinstance(allowed, list) or not all(isinstance(name, str) for name in allowed):
+        raise _fail(source, f"{key_path}.allowedEnvVars", "must be a list of variable names",
+                    'write e.g. "allowedEnvVars": ["MY_TOKEN"]')
+    return HttpHook(url=url.strip(), timeout=timeout, source=source, headers=tuple(headers.items()),
+                    allowed_env_vars=tuple(allowed), plugin_root=plugin_root)
+
+
+def _parse_hook(entry: Any, source: str, key_path: str, default_timeout: float, table: HookTable,
+                plugin_root: str | None) -> Hook | None:
+    if not isinstance(entry, dict):
+        raise _fail(source, key_path, f"must be an object, not {type(entry).__name__}",
+                    'write {"type": "command", "command": "..."}')
+    hook_type = entry.get("type", "command")
+    if hook_type not in HOOK_TYPES:
+        table.warnings.append(f"{source}: {key_path}: hook type {hook_type!r} is not supported (only \"command\" "
+                              "and \"http\"); this hook is skipped")
+        return None
+    timeout = _parse_timeout(entry, source, key_path, default_timeout)
+    if hook_type == "http":
+        return _parse_http_hook(entry, source, key_path, timeout, plugin_root)
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise _fail(source, f"{key_path}.command", "is missing or not a non-empty string",
+                    "give the shell command to run, e.g. \"./.amplifier/hooks/check.sh\"")
+    return CommandHook(command=command, timeout=timeout, source=source, plugin_root=plugin_root)
 
 
 def _unknown_event_warning(source: str, event: str) -> str:

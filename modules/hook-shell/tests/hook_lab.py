@@ -10,7 +10,14 @@ from typing import Any
 
 import amplifier_module_hook_shell as hook_shell
 
-from amplifier_core.testing import MockApprovalSystem, MockContextManager, MockCoordinator
+from amplifier_core import AmplifierSession
+from amplifier_core.testing import MockApprovalSystem, MockContextManager, MockCoordinator, MockDisplaySystem
+
+RECORD = ('"$PY" -c \'import os, sys; line = sys.stdin.read().strip() + "\\n"; '
+          'fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT); os.write(fd, line.encode())\' '
+          '"$AMPLIFIER_PROJECT_DIR/events.jsonl"')
+"""A script line appending the event JSON from stdin to ``events.jsonl`` as one line in one write, so hooks that run
+at once (parallel tool calls) never interleave; read back with ``HookLab.read_events``."""
 
 SCRIPT_PRELUDE = f"""#!/bin/bash
 PY={json.dumps(sys.executable)}
@@ -88,3 +95,28 @@ def messages(coordinator: MockCoordinator) -> list[str]:
     return [entry["message"] for entry in coordinator.display_system.messages]
 
 
+def plan(script: list[Any], *, hooks: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "session": {"orchestrator": "loop-basic", "context": "context-simple"},
+        "providers": [{"module": "provider-scripted", "config": {"script": script}}],
+        "tools": [{"module": "tool-bash"}],
+        "hooks": hooks,
+    }
+
+
+async def run_session(lab: HookLab, mount_plan: dict[str, Any], prompt: str,
+                      approvals: MockApprovalSystem | None = None, *, capabilities: dict[str, Any] | None = None,
+                      ) -> tuple[AmplifierSession, list[dict[str, Any]]]:
+    """One turn of a real session (``plan``'s modules) in the lab's trusted project; returns the session and the
+    context's messages after it."""
+    session = AmplifierSession(mount_plan, approval_system=approvals or MockApprovalSystem("Allow"),
+                               display_system=MockDisplaySystem())
+    for name, value in {"session.working_dir": str(lab.project), "session.project_dir": str(lab.project),
+                        "session.project_trusted": True, **(capabilities or {})}.items():
+        session.coordinator.register_capability(name, value)
+    await session.initialize()
+    try:
+        await session.execute(prompt)
+        return session, list(await session.coordinator.get("context").get_messages())
+    finally:
+        await session.cleanup()

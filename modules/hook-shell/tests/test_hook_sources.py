@@ -86,14 +86,14 @@ async def test_a_bad_config_key_names_the_module(lab) -> None:
 
 async def test_events_and_hook_types_other_agents_have_are_warnings_not_errors(lab) -> None:
     (lab.hooks_dir / "hooks.json").write_text(json.dumps({"description": "copied from elsewhere", "hooks": {
-        "SubagentStop": one_hook("true"),
+        "TaskCompleted": one_hook("true"),
         "PreTooluse": one_hook("true"),
         "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work done?"},
                             {"type": "command", "command": "true", "statusMessage": "checking"}]}],
     }}))
     coordinator = await lab.mount()
     warnings = messages(coordinator)
-    assert any("SubagentStop: this event does not exist in amplifier" in warning for warning in warnings)
+    assert any("TaskCompleted: this event does not exist in amplifier" in warning for warning in warnings)
     assert any("PreTooluse: unknown hook event (did you mean PreToolUse?)" in warning for warning in warnings)
     assert any("hooks.Stop[0].hooks[0]: hook type 'prompt' is not supported" in warning for warning in warnings)
     assert {registration.event for registration in coordinator.hook_registrations} == {"prompt:complete"}

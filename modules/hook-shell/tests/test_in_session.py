@@ -4,36 +4,10 @@ a hook rewrites the command that really runs, SessionStart context reaches the m
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from hook_lab import HookLab, one_hook
+from hook_lab import one_hook, plan, run_session
 
-from amplifier_core import AmplifierSession
-from amplifier_core.testing import MockApprovalSystem, MockDisplaySystem
-
-
-def plan(script: list[Any], *, hooks: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "session": {"orchestrator": "loop-basic", "context": "context-simple"},
-        "providers": [{"module": "provider-scripted", "config": {"script": script}}],
-        "tools": [{"module": "tool-bash"}],
-        "hooks": hooks,
-    }
-
-
-async def run_session(lab: HookLab, mount_plan: dict[str, Any], prompt: str,
-                      approvals: MockApprovalSystem | None = None) -> tuple[AmplifierSession, list[dict[str, Any]]]:
-    session = AmplifierSession(mount_plan, approval_system=approvals or MockApprovalSystem("Allow"),
-                               display_system=MockDisplaySystem())
-    session.coordinator.register_capability("session.working_dir", str(lab.project))
-    session.coordinator.register_capability("session.project_dir", str(lab.project))
-    session.coordinator.register_capability("session.project_trusted", True)
-    await session.initialize()
-    try:
-        await session.execute(prompt)
-        return session, list(await session.coordinator.get("context").get_messages())
-    finally:
-        await session.cleanup()
+from amplifier_core.testing import MockApprovalSystem
 
 
 async def test_a_blocked_bash_command_never_runs_and_the_model_reads_why_before_approval_is_asked(lab) -> None:

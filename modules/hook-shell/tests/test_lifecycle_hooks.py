@@ -57,11 +57,28 @@ async def test_stop_runs_when_a_turn_completes_and_a_block_reaches_the_model_nex
     assert any("tests are failing" in message for message in messages(coordinator))
 
 
-async def test_session_end_runs_with_the_session_status_as_reason(lab) -> None:
-    lab.write_hooks({"SessionEnd": one_hook(lab.script("end.sh", RECORD))})
-    await (await lab.mount()).hooks.emit("session:end", {"status": "completed"})
-    (event,) = lab.read_events()
-    assert event["hook_event_name"] == "SessionEnd" and event["reason"] == "completed"
+async def test_session_end_reason_is_claude_codes_other_unless_the_app_names_one(lab) -> None:
+    lab.write_hooks({"SessionEnd": one_hook(lab.script("end.sh", RECORD)),
+                     "Notification": one_hook("true")})  # its idle timer must not outlive the session either
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    coordinator.register_capability("session.end_reason", "prompt_input_exit")
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    coordinator.register_capability("session.end_reason", "completed")  # not one of Claude Code's: other
+    await coordinator.hooks.emit("session:end", {"status": "failed"})
+    assert [(event["hook_event_name"], event["reason"], event["status"]) for event in lab.read_events()] == [
+        ("SessionEnd", "other", "completed"), ("SessionEnd", "prompt_input_exit", "completed"),
+        ("SessionEnd", "other", "failed")]
+
+
+async def test_session_end_matcher_selects_by_reason(lab) -> None:
+    lab.write_hooks({"SessionEnd": one_hook(lab.script("end.sh", RECORD), matcher="prompt_input_exit|clear")})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    assert lab.read_events() == []
+    coordinator.register_capability("session.end_reason", "prompt_input_exit")
+    await coordinator.hooks.emit("session:end", {"status": "completed"})
+    assert [event["reason"] for event in lab.read_events()] == ["prompt_input_exit"]
 
 
 async def test_pre_compact_runs_with_trigger_auto_and_cannot_block(lab) -> None:
@@ -90,3 +107,22 @@ async def test_only_events_with_hooks_are_subscribed(lab) -> None:
     coordinator = await lab.mount()
     subscribed = {registration.event for registration in coordinator.hook_registrations}
     assert subscribed == {"prompt:complete", "tool:pre"}
+
+
+async def test_the_input_says_the_permission_mode_as_claude_code_does(lab) -> None:
+    lab.write_hooks({"UserPromptSubmit": one_hook(lab.script("prompt.sh", RECORD))})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("prompt:submit", {"prompt": "one"})
+    coordinator.register_capability("session.mode", "plan")
+    await coordinator.hooks.emit("prompt:submit", {"prompt": "two"})
+    assert [event["permission_mode"] for event in lab.read_events()] == ["default", "plan"]
+
+
+async def test_pre_compact_of_a_manual_compaction_says_what_the_user_asked_to_keep(lab) -> None:
+    lab.write_hooks({"PreCompact": one_hook(lab.script("compact.sh", RECORD), matcher="manual")})
+    coordinator = await lab.mount()
+    await coordinator.hooks.emit("context:pre_compact", {"message_count": 40})  # automatic: not matched
+    await coordinator.hooks.emit("context:pre_compact", {"trigger": "manual", "custom_instructions": "the API plan",
+                                                         "message_count": 12})
+    (event,) = lab.read_events()
+    assert event["trigger"] == "manual" and event["custom_instructions"] == "the API plan"

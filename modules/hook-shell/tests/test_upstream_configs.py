@@ -156,12 +156,12 @@ async def test_new_content_answers_are_a_warning_naming_the_replacement(lab) -> 
 
 
 async def test_events_we_do_not_have_say_what_to_use_instead(lab) -> None:
-    lab.write_hooks({"PermissionRequest": one_hook(mark("x")), "SubagentStop": one_hook(mark("y"))})
+    lab.write_hooks({"TaskCompleted": one_hook(mark("x")), "TeammateIdle": one_hook(mark("y"))})
     coordinator = await lab.mount()
-    permission, subagent = messages(coordinator)
-    assert "hooks.PermissionRequest: this event does not exist in amplifier" in permission
-    assert "use a PreToolUse hook that answers a permissionDecision" in permission
-    assert "use Stop (parent_session_id is set)" in subagent
+    task, teammate = messages(coordinator)
+    assert "hooks.TaskCompleted: this event does not exist in amplifier" in task and "use SubagentStop" in task
+    assert "use Notification with the matcher idle_prompt" in teammate
+    assert coordinator.hook_registrations == []
 
 
 async def test_a_single_matcher_group_object_and_a_bom_are_read(lab) -> None:

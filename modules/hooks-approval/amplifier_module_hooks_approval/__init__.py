@@ -16,6 +16,11 @@ with ``prompt`` into an allow (or deny) rule, adds it to the live rules and retu
 `approval.run_unconfined(prompt) -> bool`, which asks the shell tool (capability
 `sandbox.run_unconfined_once`) to run the pending command once outside the OS sandbox ("Run once outside the
 sandbox", offered for shell tools while their sandbox is on; only an app that can ask a person calls it).
+
+Before asking, `approval:required` is emitted with the tool call; a handler may decide the request there (hook-shell
+does for PermissionRequest hooks): `deny` refuses it, `modify` with `decision: allow` grants it (with its
+`tool_input` if changed, which the rules judge again). Nobody is asked then, except that a request that is always
+asked (or a changed input that would be) is never granted so.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from pydantic import ValidationError
 
 from amplifier_core import HookResult, events
 from amplifier_core.module_config import ModuleConfig, parse_module_config
-from amplifier_support.approval_choices import ApprovalChoice
+from amplifier_support.approval_choices import APPROVAL_DECISION_FIELD, ApprovalChoice
 from amplifier_support.capability_names import (
     APPROVAL_INTERACTIVE,
     APPROVAL_REMEMBER,
@@ -145,11 +150,17 @@ class ApprovalHook:
         if shell and isinstance(tool_input.get("command"), str) and self._sandbox_on():
             self._pending_commands[prompt] = tool_input["command"]
             choices.append(ApprovalChoice.RUN_UNCONFINED_ONCE)  # last: the riskiest is never the one a habit picks
-        await self._emit(events.APPROVAL_REQUIRED, {
-            "tool_name": tool_name, "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
+        answer = await self._emit(events.APPROVAL_REQUIRED, {
+            "tool_name": tool_name, "tool_input": tool_input, "tool_call_id": data.get("tool_call_id"),
+            "risk_level": risk, "reason": verdict.reason, "commands": verdict.pending,
             "parsed": verdict.commands, "unjudged": verdict.unjudged, "protected": verdict.protected,
             "labels": verdict.labels,
         })
+        decided = await self._decided_by_hook(answer, tool_name, verdict, data)
+        if decided is not None:
+            self._pending.pop(prompt, None)
+            self._pending_commands.pop(prompt, None)
+            return decided
         return HookResult(
             action="ask_user",
             approval_prompt=prompt,
@@ -189,11 +200,41 @@ class ApprovalHook:
             self.book.rules.append(rule)
         return rule.as_dict()
 
-    async def _emit(self, event: str, payload: dict[str, Any]) -> None:
+    async def _decided_by_hook(self, answer: HookResult | None, tool_name: str, verdict: Verdict,
+                               data: dict[str, Any]) -> HookResult | None:
+        """A hook's answer to ``approval:required`` (e.g. hook-shell's PermissionRequest): ``deny`` refuses the
+        request and ``decision: allow`` grants it, both without asking anyone; None: ask as usual. A request that
+        is always asked (a protected place, a part that could not be judged) is never granted by a hook."""
+        if answer is None:
+            return None
+        if answer.action == "deny":
+            reason = f"{tool_name} denied by a hook: {answer.reason or 'no reason given'}"
+            await self._emit(events.APPROVAL_DENIED, {"tool_name": tool_name, "reason": reason})
+            return HookResult(action="deny", reason=reason)
+        decided = answer.data or {}
+        if decided.get(APPROVAL_DECISION_FIELD) != "allow" or verdict.always_ask:
+            return None
+        changed = decided.get("tool_input")
+        changed = changed if isinstance(changed, dict) and changed != data.get("tool_input") else None
+        if changed is not None:  # the input that will run is judged by the rules too
+            again = await self._judge(tool_name, changed)
+            if again.action == "deny":
+                reason = f"{tool_name} denied by approval rules (as a hook changed it): {again.reason}"
+                await self._emit(events.APPROVAL_DENIED, {"tool_name": tool_name, "reason": reason})
+                return HookResult(action="deny", reason=reason)
+            if again.always_ask:
+                return None  # a person decides, about the call as the model made it
+        await self._emit(events.APPROVAL_GRANTED, {"tool_name": tool_name, "reason": "allowed by a hook"})
+        if changed is not None:
+            return HookResult(action="modify", data={**data, "tool_input": changed})
+        return HookResult()
+
+    async def _emit(self, event: str, payload: dict[str, Any]) -> HookResult | None:
         try:
-            await self.hooks.emit(event, payload)
+            return await self.hooks.emit(event, payload)
         except Exception:  # an observer failing must not change the decision
             logger.exception("emitting %s failed", event)
+            return None
 
 
 def load_saved_rules(value: Any) -> list[Rule]:

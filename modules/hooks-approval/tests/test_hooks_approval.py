@@ -8,7 +8,7 @@ from pathlib import Path
 import amplifier_module_hooks_approval as approval
 import pytest
 
-from amplifier_core import AmplifierSession
+from amplifier_core import AmplifierSession, HookResult
 from amplifier_core.module_config import ModuleConfigError
 from amplifier_core.testing import MockApprovalSystem, MockCoordinator
 
@@ -184,6 +184,53 @@ async def test_approval_events_are_emitted_for_ask_and_deny() -> None:
     await pre(coordinator, "bash", command="rm x")
     assert [event for event, _ in seen] == ["approval:required", "approval:denied"]
     assert seen[0][1]["risk_level"] == "high" and seen[0][1]["commands"] == ["make"]
+
+
+async def test_a_handler_of_approval_required_decides_the_request_without_asking() -> None:
+    coordinator = await mounted()
+    events: list[str] = []
+
+    async def decide(event, data):
+        command = data["tool_input"]["command"]
+        if command.startswith("make"):
+            return HookResult(action="modify", data={**data, "decision": "allow",
+                                                     "tool_input": {"command": "make -n"}})
+        if command.startswith("rm"):
+            return HookResult(action="deny", reason="never delete here")
+        return None
+
+    async def record(event, data):
+        events.append(event)
+
+    coordinator.hooks.register("approval:required", decide)
+    for event in ("approval:granted", "approval:denied"):
+        coordinator.hooks.register(event, record)
+    allowed = await pre(coordinator, "bash", command="make")
+    assert allowed.action == "continue" and allowed.data["tool_input"] == {"command": "make -n"}
+    denied = await pre(coordinator, "bash", command="rm x")
+    assert denied.action == "deny" and "never delete here" in denied.reason
+    assert (await pre(coordinator, "bash", command="touch x")).action == "ask_user"  # no answer: asked as before
+    assert events == ["approval:granted", "approval:denied"]
+    # a request that is always asked (here: a part that cannot be judged) is not granted by a handler
+    assert (await pre(coordinator, "bash", command="make; $s b")).action == "ask_user"
+
+
+async def test_an_input_a_handler_changes_while_granting_is_judged_by_the_rules_again() -> None:
+    coordinator = await mounted({"rules": [{"tool": "bash", "command": "rm *", "action": "deny"}]})
+
+    rewritten = {"touch x": "rm x", "touch y": "$s y", "touch z": "touch z2"}
+
+    async def rewrite(event, data):
+        changed = {"command": rewritten[data["tool_input"]["command"]]}
+        return HookResult(action="modify", data={**data, "decision": "allow", "tool_input": changed})
+
+    coordinator.hooks.register("approval:required", rewrite)
+    denied = await pre(coordinator, "bash", command="touch x")
+    assert denied.action == "deny" and "as a hook changed it" in denied.reason
+    asked = await pre(coordinator, "bash", command="touch y")  # changed into what cannot be judged: a person decides
+    assert asked.action == "ask_user" and "touch y" in asked.approval_prompt
+    granted = await pre(coordinator, "bash", command="touch z")
+    assert granted.action == "continue" and granted.data["tool_input"] == {"command": "touch z2"}
 
 
 async def test_unknown_config_keys_name_the_closest_valid_key() -> None:

@@ -3,7 +3,11 @@
 The work runs in a child session that the APP builds (capability `session.spawn`; continuing one uses
 `session.resume`), so this module holds no session logic: it checks the delegation depth (capability
 `session.depth`, limit `max_depth`), calls the capability, reports the child's answer and session id, and
-emits task:agent_spawned / task:agent_resumed / task:agent_completed (with `success`).
+emits task:agent_spawned / task:agent_resumed / task:agent_completed (with `success` and the `response`).
+Context a handler answers (`inject_context`) is handed on, never stored in this session: on spawned/resumed it is
+added to the sub-agent's instruction, on completed to the result this session's model reads; a `deny` with a reason
+on completed sends the sub-agent back to work with that reason (hook-shell's SubagentStart and SubagentStop hooks
+answer so).
 The available agents (capability `agents.catalog`, else upstream's `coordinator.config["agents"]`) are
 listed in the tool description, read when the tool is offered so it always matches the catalog.
 """
@@ -34,6 +38,7 @@ AGENT_RESUMED = "task:agent_resumed"
 AGENT_COMPLETED = "task:agent_completed"
 EVENTS = [AGENT_SPAWNED, AGENT_RESUMED, AGENT_COMPLETED]
 DESCRIPTION_CHARS = 300  # per agent, in the tool description
+MAX_CONTINUATIONS = 3  # times a handler of task:agent_completed may send a finished sub-agent back to work
 
 
 class TaskConfig(ModuleConfig):
@@ -130,52 +135,94 @@ class TaskTool:
             names = ", ".join(self.agents()) or "none configured"
             return _error(f"unknown agent '{agent}' (available: {names})")
         child_id = str(uuid.uuid4())
-        await self._emit(AGENT_SPAWNED, {"agent": agent, "sub_session_id": child_id, "parent_session_id": parent_id,
-                                         "instruction": instruction})
+        answer = await self._emit(AGENT_SPAWNED, {"agent": agent, "sub_session_id": child_id,
+                                                  "parent_session_id": parent_id, "instruction": instruction})
+        instruction = _with_context(instruction, answer)
         call = spawn(agent, instruction, self._coordinator.session, None, child_id, **options)
-        return await self._finish(call, agent, child_id, parent_id)
+        return await self._finish(call, agent, child_id, parent_id, options)
 
     async def _resume(self, session_id: str, instruction: str, agent: Any, parent_id: str | None,
                       options: dict[str, Any]) -> ToolResult:
         resume = self._coordinator.get_capability(SESSION_RESUME)
         if resume is None:
             return _error("sub-agents cannot be continued here: the app did not provide capability session.resume")
-        await self._emit(AGENT_RESUMED, {"agent": agent if isinstance(agent, str) else None,
-                                         "sub_session_id": session_id, "parent_session_id": parent_id,
-                                         "instruction": instruction})
-        return await self._finish(resume(session_id, instruction, **options), agent, session_id, parent_id)
+        answer = await self._emit(AGENT_RESUMED, {"agent": agent if isinstance(agent, str) else None,
+                                                  "sub_session_id": session_id, "parent_session_id": parent_id,
+                                                  "instruction": instruction})
+        instruction = _with_context(instruction, answer)
+        return await self._finish(resume(session_id, instruction, **options), agent, session_id, parent_id,
+                                  options)
 
-    async def _finish(self, call: Any, agent: Any, session_id: str, parent_id: str | None) -> ToolResult:
+    async def _finish(self, call: Any, agent: Any, session_id: str, parent_id: str | None,
+                      options: dict[str, Any]) -> ToolResult:
+        """Await the child and report it. A handler denying ``task:agent_completed`` (with a reason) asks that the
+        child go on: it is continued with the reason as its next instruction (at most ``MAX_CONTINUATIONS``
+        times; the event then says ``stop_hook_active``), as Claude Code does for a blocking SubagentStop hook."""
         completed = {"agent": agent if isinstance(agent, str) else None, "sub_session_id": session_id,
                      "parent_session_id": parent_id}
-        try:
-            outcome = await call
-        except asyncio.CancelledError:
-            await self._emit(AGENT_COMPLETED, {**completed, "success": False, "status": "cancelled"})
-            raise
-        except Exception as error:
-            session_id = getattr(error, "session_id", None) or session_id
-            await self._emit(AGENT_COMPLETED, {**completed, "sub_session_id": session_id, "success": False,
-                                               "status": "failed", "error": str(error)})
-            return _error(str(error), session_id=getattr(error, "session_id", None))
-        outcome = outcome if isinstance(outcome, dict) else {"response": outcome}
-        response = outcome.get("response", outcome.get("output"))
-        session_id = outcome.get("session_id") or session_id
-        status = outcome.get("status", "completed")
-        agent = outcome.get("agent") or completed["agent"]
-        success = status == "completed"
-        await self._emit(AGENT_COMPLETED, {**completed, "agent": agent, "sub_session_id": session_id,
-                                           "success": success, "status": status})
+        continuations = 0
+        while True:
+            try:
+                outcome = await call
+            except asyncio.CancelledError:
+                await self._emit(AGENT_COMPLETED, {**completed, "success": False, "status": "cancelled"})
+                raise
+            except Exception as error:
+                session_id = getattr(error, "session_id", None) or session_id
+                await self._emit(AGENT_COMPLETED, {**completed, "sub_session_id": session_id, "success": False,
+                                                   "status": "failed", "error": str(error)})
+                return _error(str(error), session_id=getattr(error, "session_id", None))
+            outcome = outcome if isinstance(outcome, dict) else {"response": outcome}
+            response = outcome.get("response", outcome.get("output"))
+            session_id = outcome.get("session_id") or session_id
+            status = outcome.get("status", "completed")
+            agent = outcome.get("agent") or completed["agent"]
+            success = status == "completed"
+            answer = await self._emit(AGENT_COMPLETED, {
+                **completed, "agent": agent, "sub_session_id": session_id, "success": success, "status": status,
+                "response": response if isinstance(response, str) else "", "stop_hook_active": continuations > 0})
+            go_on = _continue_reason(answer) if success else None
+            resume = self._coordinator.get_capability(SESSION_RESUME)
+            if go_on is None or resume is None or continuations >= MAX_CONTINUATIONS:
+                break
+            continuations += 1
+            call = resume(session_id, go_on, **options)
         if not success:
             return _error(f"the sub-agent stopped before finishing (status: {status})", session_id=session_id)
-        return ToolResult(success=True, output={"response": response or "", "session_id": session_id,
-                                                "agent": agent})
+        output = {"response": response or "", "session_id": session_id, "agent": agent}
+        feedback = _context_of(answer) or go_on  # a request to go on that could not be met: the model reads it
+        if feedback:
+            output["hook_feedback"] = feedback
+        return ToolResult(success=True, output=output)
 
-    async def _emit(self, event: str, data: dict[str, Any]) -> None:
+    async def _emit(self, event: str, data: dict[str, Any]) -> Any:
+        """Emit ``event``; the handlers' answer, or None when emitting failed."""
         try:
-            await self._coordinator.hooks.emit(event, data)
+            return await self._coordinator.hooks.emit(event, data)
         except Exception as error:  # an observer must not break delegation
             logger.warning("tool-task: a %s handler failed: %s", event, error)
+            return None
+
+
+def _continue_reason(answer: Any) -> str | None:
+    """The reason of a ``deny`` answer to ``task:agent_completed``: what the sub-agent should do before stopping."""
+    if getattr(answer, "action", None) != "deny":
+        return None
+    reason = getattr(answer, "reason", None)
+    return reason if isinstance(reason, str) and reason.strip() else None
+
+
+def _context_of(answer: Any) -> str | None:
+    """The context a handler answered with (``inject_context``), if any."""
+    if getattr(answer, "action", None) != "inject_context":
+        return None
+    text = getattr(answer, "context_injection", None)
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def _with_context(instruction: str, answer: Any) -> str:
+    context = _context_of(answer)
+    return f"{instruction}\n\n{context}" if context else instruction
 
 
 def _description_of(name: Any, value: Any) -> str:

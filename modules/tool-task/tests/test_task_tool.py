@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from amplifier_module_tool_task import AGENT_COMPLETED, AGENT_RESUMED, AGENT_SPAWNED, TaskTool, mount
 
+from amplifier_core.models import HookResult
 from amplifier_core.module_config import ModuleConfigError
 from amplifier_core.testing import MockCoordinator
 
@@ -85,6 +86,44 @@ async def test_session_id_resumes_the_child_instead_of_spawning():
     assert result.success and result.output["session_id"] == "abc123"
     assert capabilities.calls[0][0] == "resume" and capabilities.calls[0][1] == ("abc123", "now the tests")
     assert [event for event, _ in events] == [AGENT_RESUMED, AGENT_COMPLETED]
+
+
+async def test_context_answered_on_its_events_goes_to_the_child_and_back_to_the_model():
+    capabilities = Capabilities()
+    tool, coordinator, events = await mounted(capabilities=capabilities)
+
+    async def answer(event: str, data: dict[str, Any]) -> HookResult:
+        said = "stay in src/" if event != AGENT_COMPLETED else f"checked: {data['response']}"
+        return HookResult(action="inject_context", context_injection=said)
+
+    for name in (AGENT_SPAWNED, AGENT_RESUMED, AGENT_COMPLETED):
+        coordinator.hooks.register(name, answer)
+    spawned = await tool.execute({"agent": "reader", "instruction": "summarise README"})
+    resumed = await tool.execute({"session_id": "abc123", "instruction": "now the tests"})
+
+    assert [call[1][:2] for call in capabilities.calls] == [("reader", "summarise README\n\nstay in src/"),
+                                                             ("abc123", "now the tests\n\nstay in src/")]
+    assert spawned.output["hook_feedback"] == "checked: child answer"
+    assert resumed.output["hook_feedback"] == "checked: again"
+    assert events[1][1]["response"] == "child answer"
+
+
+async def test_a_handler_denying_completion_sends_the_child_back_to_work_at_most_three_times():
+    capabilities = Capabilities()
+    tool, coordinator, events = await mounted(capabilities=capabilities)
+
+    async def not_yet(event: str, data: dict[str, Any]) -> HookResult:
+        return HookResult(action="deny", reason="also update the changelog")
+
+    coordinator.hooks.register(AGENT_COMPLETED, not_yet)
+    result = await tool.execute({"agent": "reader", "instruction": "summarise README"})
+
+    child = capabilities.calls[0][1][4]
+    assert [(kind, args[:2]) for kind, args, _ in capabilities.calls[1:]] == [
+        ("resume", (child, "also update the changelog"))] * 3
+    assert [data["stop_hook_active"] for event, data in events if event == AGENT_COMPLETED] == [
+        False, True, True, True]
+    assert result.success and result.output["hook_feedback"] == "also update the changelog"
 
 
 async def test_refuses_to_delegate_at_the_depth_limit_without_calling_the_app():

@@ -94,3 +94,21 @@ def test_every_change_to_what_runs_untrusts_and_harmless_edits_do_not(tmp_path: 
     (project / ".amplifier" / "modules" / "tool-x").mkdir(parents=True)
     (project / ".amplifier" / "modules" / "tool-x" / "__init__.py").write_text("")
     assert not still_trusted()
+
+
+def test_an_http_hook_is_listed_with_its_url_and_the_variables_it_sends(tmp_path: Path) -> None:
+    from amplifier_cli.config.trust import describe
+
+    project = _project(tmp_path)
+    hooks = project / ".amplifier" / "hooks" / "hooks.json"
+    hooks.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": "https://hooks.example.test/check", "headers": {"X-Key": "$HOOK_KEY"},
+         "allowedEnvVars": ["HOOK_KEY"]}]}]}}))
+    paths = AmplifierPaths.discover(cwd=project)
+    state = project_trust(paths)
+    assert state.needs_trust
+    assert "      on PreToolUse [Bash]: POST https://hooks.example.test/check (sends $HOOK_KEY)" in describe(state)
+    trust_project(paths, state)
+    hooks.write_text(hooks.read_text().replace("hooks.example.test", "elsewhere.example.test"))
+    forget_trust(paths)
+    assert not project_trust(paths).trusted  # pointing the hook elsewhere needs trust again

@@ -66,7 +66,9 @@ def test_a_summary_replaces_the_conversation_after_the_instruction_and_the_recei
     assert (receipt.messages_before, receipt.messages_after) == (3, 2) and receipt.tokens_after < receipt.tokens_before
     asked = provider.requests[0].messages[-1].content
     assert "Be sure to keep: pear kinds" in asked and "tell me about pears" in asked
-    [(event, data)] = coordinator.hooks.events
+    [(before, asked_for), (event, data)] = coordinator.hooks.events
+    assert before == "context:pre_compact" and asked_for["trigger"] == "manual"
+    assert asked_for["custom_instructions"] == "pear kinds" and asked_for["message_count"] == 3
     assert event == "context:post_compact" and data["trigger"] == "manual" and data["summary"]
 
 

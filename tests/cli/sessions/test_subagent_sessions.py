@@ -289,3 +289,36 @@ async def test_an_agent_plan_raising_max_depth_cannot_lift_the_parents_limit(pro
 
     assert any("max_depth=1" in r.last_tool_result_text for r in fake_api.requests)
     assert len(session_store_for(live.paths).all_metadata()) == 2  # no grandchild session was created
+
+
+async def test_a_subagent_stop_hook_sends_the_real_child_back_to_work_once(project_dir, anthropic_env, opened,
+                                                                            fake_api):
+    """hook-shell + tool-task + the app's spawner: a Claude Code-format SubagentStop hook that blocks while
+    stop_hook_active is false makes the same child session go on with the hook's reason."""
+    import sys
+
+    write_profile(project_dir, hooks=[{"module": "hook-shell"}])
+    write_agent(project_dir, "reader", f"{READER_MARK}: you read files and report.")
+    (project_dir / "data.txt").write_text("the launch code is 4711\n")
+    check = project_dir / ".amplifier" / "hooks" / "check.py"
+    check.parent.mkdir(parents=True, exist_ok=True)
+    check.write_text("import json, sys\nevent = json.load(sys.stdin)\n"
+                     "if not event['stop_hook_active']:\n"
+                     "    print('also give the first word', file=sys.stderr)\n    sys.exit(2)\n")
+    (project_dir / ".amplifier" / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"SubagentStop": [
+        {"matcher": "reader", "hooks": [{"type": "command", "command": f"{sys.executable} {check}"}]}]}}))
+    script_delegation(fake_api)
+    child = is_agent(READER_MARK)
+    fake_api.add(Turn(text="The first word is 'the'."),
+                 when=lambda r: child(r) and r.last_user_text == "also give the first word")
+    fake_api.add(Turn(text="Code 4711, first word 'the'."),
+                 when=lambda r: is_parent(r) and "first word is" in r.last_tool_result_text)
+    live = await opened()
+
+    answer = await live.execute("what is the code?")
+
+    assert answer == "Code 4711, first word 'the'."
+    [child_meta] = children_of(live)  # the same child went on: no second one
+    saved = transcript(live.record.directory.parent / child_meta.session_id)
+    assert [m["content"] for m in saved if m["role"] == "user"] == ["read data.txt", "also give the first word"]
+    assert tool_pairs_complete(saved)
