@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_ids import PACKAGE_PREFIX, package_name
+from amplifier_core.module_manifest import MANIFEST_FILE
 from amplifier_core.module_sources import ModuleLoadError, ModuleNotFoundError, ModuleSource
 
 from ...config.source_uri import GitSource, PackageSource, PathSource, SourceSpec, parse_source
@@ -184,8 +185,11 @@ def module_dir_from_path(module_id: str, path: Path, layer: str) -> Path:
     if path.name == package_name(module_id) and (path / "__init__.py").is_file():
         return path.parent
     if not (path / package_name(module_id) / "__init__.py").is_file() and not any(path.glob(PACKAGE_PREFIX + "*")):
+        if (path / MANIFEST_FILE).is_file() or any(path.glob("*.wasm")):
+            return path  # a module in another language (amplifier.toml: gRPC, native, WASM); the loader reads it
         raise ModuleLoadError(
-            f"module '{module_id}' ({layer}): {path} has no package {package_name(module_id)}/__init__.py"
+            f"module '{module_id}' ({layer}): {path} has no package {package_name(module_id)}/__init__.py "
+            f"(nor an {MANIFEST_FILE} for a gRPC, native or WASM module)"
         )
     return path
 

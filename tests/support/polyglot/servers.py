@@ -23,8 +23,10 @@ class EchoTool(services.ToolServiceServicer):
     def __init__(self, name: str = "grpc_echo") -> None:
         self.name = name
         self.calls: list[dict[str, Any]] = []
+        self.spec_requests = 0
 
     def GetSpec(self, request: Any, context: Any) -> Any:
+        self.spec_requests += 1
         schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
         return pb.ToolSpec(name=self.name, description="Echo the text back (a gRPC tool)",
                            parameters_json=json.dumps(schema))
