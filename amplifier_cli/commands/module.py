@@ -35,11 +35,12 @@ def list_modules(
 
     print_table(
         "Modules",
-        ["Module", "Type", "Resolved via", "Installed", "In profile", "Cached"],
+        ["Module", "Type", "Transport", "Resolved via", "Installed", "In profile", "Cached"],
         [
             (
                 r["module"],
                 r["type"],
+                r["transport"] or "",
                 r["origin"] or "not found",
                 "yes" if r["installed"] else "",
                 "yes" if r["in_profile"] else "",

@@ -8,7 +8,8 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
   below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, ...);
 - project profiles and bundles (``.amplifier/profiles/**``: modules and their sources, includes, ``sandbox:``);
 - sub-agent definitions (``.amplifier/agents/**``, ``.claude/agents/**``) and workspace modules
-  (``.amplifier/modules/**``);
+  (``.amplifier/modules/**``) of every transport: Python code, a native executable it starts, a WASM
+  component, or a gRPC module whose ``amplifier.toml`` endpoint is where requests go;
 - skills (``.amplifier/skills/**``, ``.claude/skills/**``: each skill folder, its scripts too) and chat commands
   (``.amplifier/commands/**``, ``.claude/commands/**``): text that tells the model what to do and run;
 - files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it.
@@ -462,9 +463,27 @@ def _directory_inputs(root: Path, relative: str, kind: str, per_file: bool) -> l
         if child.name in _SKIPPED_NAMES:
             continue
         digest = _tree_digest(root, child) if child.is_dir() else _with_files(root, [], None, [child])
-        inputs.append(ProjectInput(f"{kind} '{child.name}'", _relative(root, child),
-                                   ("Python code that runs when the module is mounted",), digest))
+        inputs.append(ProjectInput(f"{kind} '{child.name}'", _relative(root, child), (_module_shows(child),),
+                                   digest))
     return inputs
+
+
+def _module_shows(directory: Path) -> str:
+    """What mounting a workspace module does, by its transport (amplifier.toml)."""
+    from amplifier_core.module_manifest import ManifestError, read_manifest
+
+    try:
+        manifest = read_manifest(directory.name, directory) if directory.is_dir() else None
+    except ManifestError as error:
+        return f"a module whose amplifier.toml cannot be used ({error.key or 'file'}); its files are pinned"
+    if manifest is None or manifest.transport == "python":
+        return "Python code that runs when the module is mounted"
+    if manifest.transport == "grpc":
+        return f"a gRPC {manifest.module_type} module: requests go to {manifest.endpoint}"
+    if manifest.transport == "rust":
+        return f"a native {manifest.module_type} module: starts the executable {manifest.crate}"
+    component = manifest.artifact.name if manifest.artifact else "?"
+    return f"a WASM {manifest.module_type or ''} module: runs the component {component}".replace("  ", " ")
 
 
 def _skill_inputs(root: Path) -> list[ProjectInput]:

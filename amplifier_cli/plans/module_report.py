@@ -3,6 +3,7 @@ installed, profile and cached modules, one row per id."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_ids import type_from_id
@@ -98,10 +99,28 @@ def module_listing(paths: AmplifierPaths | None = None, module_type: str | None 
     for module_id, data in rows.items():
         winner = next((a for a in resolver.explain(module_id, hints.get(module_id)) if a.found), None)
         data["origin"] = winner.layer if winner else None
+        data["transport"] = _transport(module_id, winner, settings.paths.cwd) if winner else None
     listing = sorted(rows.values(), key=lambda r: r["module"])
     if module_type:
         listing = [r for r in listing if r["type"] == module_type]
     return listing
+
+
+def _transport(module_id: str, winner: Any, cwd: Path) -> str | None:
+    """python, grpc, rust or wasm for a module found as an entry point or a local directory (its amplifier.toml);
+    None for one in a git source (not fetched to be listed)."""
+    if winner.layer == "package":
+        return "python"
+    from amplifier_core.module_manifest import ManifestError, read_manifest
+
+    location = Path(winner.detail.removeprefix("file://")).expanduser()
+    location = location if location.is_absolute() else cwd / location
+    if not location.exists():
+        return None
+    try:
+        return read_manifest(module_id, location).transport
+    except ManifestError:
+        return "invalid manifest"
 
 
 def workspace_module_ids(paths: AmplifierPaths) -> list[str]:

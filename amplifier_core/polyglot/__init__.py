@@ -37,3 +37,27 @@ def mount_function(manifest: ModuleManifest,
 
     mount.__name__ = f"mount_{manifest.transport}_{manifest.module_id.replace('-', '_')}"
     return mount
+
+
+def polyglot_package(path: Any) -> Any | None:
+    """A stand-in for the imported package of the non-Python module in directory ``path`` (what validation and
+    the pytest plugin import): ``mount`` and ``__amplifier_module_type__``. None for a Python module; raises
+    ManifestError for a manifest that cannot be used."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from ..module_manifest import read_manifest
+
+    directory = Path(path)
+    if not directory.is_dir() and directory.suffix != ".wasm":
+        return None
+    manifest = read_manifest(directory.stem if directory.suffix == ".wasm" else directory.name, directory)
+    if manifest.transport == "python":
+        return None
+    if manifest.module_type is None and manifest.transport == "wasm":
+        from .wasm_mount import with_detected_type
+
+        manifest = with_detected_type(manifest)
+    return SimpleNamespace(mount=mount_function(manifest), __amplifier_module_type__=manifest.module_type,
+                           __name__=f"{manifest.transport} module {manifest.module_id}", __file__=str(manifest.where),
+                           amplifier_manifest=manifest)

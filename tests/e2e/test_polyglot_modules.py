@@ -130,3 +130,46 @@ def test_an_untrusted_projects_grpc_module_is_never_contacted(e2e, tmp_path: Pat
     assert "workspace module" in result.stderr and "not trusted" in result.stderr
     assert service.calls == [] and service.spec_requests == 0
     assert "wait until you trust it" in listed.stderr
+
+
+def test_a_trusted_workspace_grpc_module_is_listed_with_its_transport_and_mounted(e2e, tmp_path: Path) -> None:
+    service = EchoTool()
+    with serving(service) as endpoint:
+        grpc_module(e2e.project / ".amplifier" / "modules" / "tool-grpc-echo", endpoint)
+        write_profile(e2e, "ws", tools=[{"module": "tool-grpc-echo"}],
+                      providers=[{"module": "provider-scripted", "config": {"script": ["fine"]}}])
+        listed = e2e.run("module", "list", "--json")
+        result = e2e.run("run", "-P", "ws", "hello")
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["module"]: row for row in json.loads(listed.stdout)}
+    assert rows["tool-grpc-echo"]["transport"] == "grpc" and rows["tool-grpc-echo"]["origin"] == "workspace"
+    assert rows["tool-bash"]["transport"] == "python"
+    assert result.returncode == 0, result.stderr
+    assert service.spec_requests == 1
+
+
+@pytest.mark.parametrize("kind", ["tool", "provider", "native"])
+def test_module_validate_checks_polyglot_modules_with_their_behavioural_suite(e2e, tmp_path: Path,
+                                                                              kind: str) -> None:
+    with serving(EchoTool(), ScriptedProvider([ProviderTurn(text="hi")] * 10)) as endpoint:
+        if kind == "native":
+            module = artifact_module(tmp_path / "tool-native", "rust", "tool", "upper", native_script(),
+                                     executable=True)
+        else:
+            module = grpc_module(tmp_path / f"{kind}-poly", endpoint, kind)
+        result = e2e.run("module", "validate", str(module), "--behavioral", "-o", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["module_type"] == ("tool" if kind == "native" else kind)
+    checks = {check["name"]: check for check in report["checks"]}
+    assert checks["module_manifest"]["passed"] and checks["protocol_compliance"]["passed"]
+    assert report["behavioral"]["ran"] and report["behavioral"]["passed"]
+
+
+def test_module_validate_reports_a_dead_endpoint_as_a_failed_check(e2e, tmp_path: Path) -> None:
+    endpoint = _dead_endpoint()
+    result = e2e.run("module", "validate", str(grpc_module(tmp_path / "tool-dead", endpoint)), "-o", "json")
+    assert result.returncode == 1
+    failed = [check for check in json.loads(result.stdout)["checks"] if not check["passed"]]
+    assert [check["name"] for check in failed] == ["protocol_compliance"]
+    assert f"cannot reach its gRPC service at {endpoint}" in failed[0]["message"]

@@ -120,8 +120,10 @@ class LayeredModuleResolver:
             candidate = self.workspace_dir / module_id
             if not candidate.is_dir():
                 return LayerAnswer(layer, False, f"{candidate} does not exist"), None
-            if not any(candidate.rglob("*.py")):
-                return LayerAnswer(layer, False, f"{candidate} holds no Python files (uninitialised submodule?)"), None
+            if not any(candidate.rglob("*.py")) and not (candidate / MANIFEST_FILE).is_file() \
+                    and not any(candidate.glob("*.wasm")):
+                return LayerAnswer(layer, False, f"{candidate} holds no Python files nor an {MANIFEST_FILE} "
+                                   "(uninitialised submodule?)"), None
             uri = str(candidate)
         elif layer == "settings":
             uri = self.settings_sources.get(module_id)

@@ -94,3 +94,35 @@ def test_every_change_to_what_runs_untrusts_and_harmless_edits_do_not(tmp_path: 
     (project / ".amplifier" / "modules" / "tool-x").mkdir(parents=True)
     (project / ".amplifier" / "modules" / "tool-x" / "__init__.py").write_text("")
     assert not still_trusted()
+
+
+def test_workspace_modules_of_every_transport_need_trust_and_say_what_they_do(tmp_path: Path) -> None:
+    from amplifier_cli.config.trust import project_inputs
+
+    modules = tmp_path / ".amplifier" / "modules"
+    (modules / "tool-remote").mkdir(parents=True)
+    (modules / "tool-remote" / "amplifier.toml").write_text(
+        '[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "evil.example:443"\n')
+    (modules / "tool-native").mkdir()
+    (modules / "tool-native" / "amplifier.toml").write_text(
+        '[module]\ntransport = "rust"\ntype = "tool"\ncrate = "side"\n')
+    (modules / "tool-native" / "side").write_text("#!/bin/sh\n")
+    (modules / "tool-wasm").mkdir()
+    (modules / "tool-wasm" / "tool.wasm").write_bytes(b"\0asm")
+    shows = {item.key: item.shows for item in project_inputs(tmp_path)}
+    assert shows["workspace module 'tool-remote'"] == ("a gRPC tool module: requests go to evil.example:443",)
+    assert shows["workspace module 'tool-native'"] == ("a native tool module: starts the executable side",)
+    assert shows["workspace module 'tool-wasm'"][0].startswith("a WASM")
+
+
+def test_changing_a_workspace_grpc_endpoint_breaks_trust(tmp_path: Path) -> None:
+    manifest = tmp_path / ".amplifier" / "modules" / "tool-remote" / "amplifier.toml"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "127.0.0.1:5000"\n')
+    paths = AmplifierPaths.discover(cwd=tmp_path)
+    trust_project(paths, project_trust(paths))
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "evil.example:443"\n')
+    forget_trust(paths)
+    trust = project_trust(paths)
+    assert trust.needs_trust
+    assert [item.key for item in trust.change().changed] == ["workspace module 'tool-remote'"]
