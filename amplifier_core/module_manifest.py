@@ -13,6 +13,10 @@ A module directory may hold ``amplifier.toml``::
     [grpc]
     endpoint = "127.0.0.1:50051"
 
+    [wasm]
+    max_memory_mb = 64        # the component's memory limit
+    max_cpu_seconds = 10      # CPU time one call may use (an epoch deadline); waiting on a host call is not counted
+
 A directory with no manifest and no Python package but exactly one ``*.wasm`` file is a WASM module whose
 type is read from the component's exports (``wasm_components.detect_world``). Reading is done the way
 amplifier-core 2.0.2 reads it, with its guards: names that leave the module directory are refused.
@@ -63,6 +67,8 @@ class ModuleManifest:
     crate: str | None = None
     file: Path | None = None  # the manifest file, when there is one
     startup_timeout: float | None = None  # rust: seconds to wait for READY:<port>
+    wasm_memory_mb: float | None = None  # wasm: the linear memory limit ([wasm] max_memory_mb)
+    wasm_cpu_seconds: float | None = None  # wasm: the CPU time one call may use ([wasm] max_cpu_seconds)
 
     @property
     def where(self) -> Path:
@@ -124,7 +130,11 @@ def read_manifest(module_id: str, directory: Path) -> ModuleManifest:
             raise ManifestError(module_id, file, "module.artifact", f"'{name}' does not exist in {directory}",
                                 "build the component into the module directory, or fix the name")
         _check_digest(module_id, file, artifact, sha256)
-        return ModuleManifest(module_id, directory, "wasm", module_type, artifact=artifact, sha256=sha256, file=file)
+        wasm = data.get("wasm")
+        limits: dict[str, Any] = wasm if isinstance(wasm, dict) else {}
+        return ModuleManifest(module_id, directory, "wasm", module_type, artifact=artifact, sha256=sha256, file=file,
+                              wasm_memory_mb=_positive(module_id, file, limits, "wasm", "max_memory_mb"),
+                              wasm_cpu_seconds=_positive(module_id, file, limits, "wasm", "max_cpu_seconds"))
     crate = _text(module_id, file, section, "crate")
     if crate is None:
         raise ManifestError(module_id, file, "module.crate", "a rust (native) module needs its executable's name",
@@ -141,12 +151,18 @@ def read_manifest(module_id: str, directory: Path) -> ModuleManifest:
         raise ManifestError(module_id, file, "module.crate", f"'{binary}' leads outside the module directory",
                             "keep the executable inside the module directory (no symlink out of it)")
     _check_digest(module_id, file, binary, sha256)
-    timeout = section.get("startup_timeout")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
-        raise ManifestError(module_id, file, "module.startup_timeout", f"must be a positive number, not {timeout!r}",
-                            "set startup_timeout = 10 (seconds)")
     return ModuleManifest(module_id, directory, "rust", module_type, artifact=binary, sha256=sha256, crate=crate,
-                          file=file, startup_timeout=float(timeout) if timeout is not None else None)
+                          file=file, startup_timeout=_positive(module_id, file, section, "module", "startup_timeout"))
+
+
+def _positive(module_id: str, file: Path, table: dict[str, Any], table_name: str, key: str) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ManifestError(module_id, file, f"{table_name}.{key}", f"must be a positive number, not {value!r}",
+                            f"set {key} to a number above 0")
+    return float(value)
 
 
 def _has_python_package(directory: Path) -> bool:

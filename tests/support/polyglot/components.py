@@ -1,0 +1,144 @@
+"""WASM components written as component text (wasmtime compiles it; no toolchain needed), implementing worlds
+of amplifier_core/polyglot/wit/amplifier-modules.wit.
+
+- ``tool_component(behaviour)``: a tool named ``wasm_echo`` whose ``execute`` answers
+  ``{"success": true, "output": <the arguments>}`` ("echo"), spins forever ("spin": the CPU limit stops it) or
+  asks for 128 MiB more memory and reports whether it got it ("grow": the memory limit refuses it).
+- ``orchestrator_component(tool_request)``: ``execute(prompt)`` calls the kernel service's ``execute-tool`` with
+  ``tool_request`` (any mounted tool, Python ones included), then ``complete-with-provider`` with the prompt as
+  the user message, and answers with the provider's ChatResponse JSON.
+
+Memory layout of these guests: strings from data segments below 4096, scratch buffers at 8192 and 32768, a bump
+allocator (for the host's lowering of lists) from 65536.
+"""
+
+from __future__ import annotations
+
+import json
+
+_ALLOCATOR = """
+    (global $bump (mut i32) (i32.const 65536))
+    (func $realloc (export "realloc") (param i32 i32 i32 i32) (result i32)
+      (local $p i32)
+      (local.set $p (i32.and (i32.add (global.get $bump) (i32.const 7)) (i32.const -8)))
+      (global.set $bump (i32.add (local.get $p) (local.get 3)))
+      (local.get $p))
+"""
+
+
+def _data(offset: int, text: str) -> str:
+    escaped = "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\{b:02x}" for b in text.encode())
+    return f'(data (i32.const {offset}) "{escaped}")'
+
+
+def tool_component(behaviour: str = "echo") -> str:
+    spec = json.dumps({"name": "wasm_echo", "description": "Echo the arguments (a WASM tool)",
+                       "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}})
+    prefix = '{"success":true,"output":'
+    refused = "the memory limit refused 128 MiB"
+    granted = '{"success":true,"output":"granted"}'
+    if behaviour == "spin":
+        body = "(loop $forever (br $forever)) (i32.const 0)"
+    elif behaviour == "grow":
+        body = f"""
+        (if (i32.eq (memory.grow (i32.const 2048)) (i32.const -1))
+          (then (i32.store8 (i32.const 4000) (i32.const 1))
+                (i32.store (i32.const 4004) (i32.const 3000))
+                (i32.store (i32.const 4008) (i32.const {len(refused)})))
+          (else (i32.store8 (i32.const 4000) (i32.const 0))
+                (i32.store (i32.const 4004) (i32.const 3500))
+                (i32.store (i32.const 4008) (i32.const {len(granted)}))))
+        (i32.const 4000)"""
+    else:
+        body = f"""
+        (memory.copy (i32.const 8192) (i32.const 2048) (i32.const {len(prefix)}))
+        (memory.copy (i32.add (i32.const 8192) (i32.const {len(prefix)})) (local.get $ptr) (local.get $len))
+        (i32.store8 (i32.add (i32.const 8192) (i32.add (i32.const {len(prefix)}) (local.get $len))) (i32.const 125))
+        (i32.store8 (i32.const 4000) (i32.const 0))
+        (i32.store (i32.const 4004) (i32.const 8192))
+        (i32.store (i32.const 4008) (i32.add (local.get $len) (i32.const {len(prefix) + 1})))
+        (i32.const 4000)"""
+    return f"""
+(component
+  (core module $m
+    (memory (export "mem") 2)
+    {_ALLOCATOR}
+    {_data(16, spec)}
+    {_data(2048, prefix)}
+    {_data(3000, refused)}
+    {_data(3500, granted)}
+    (func (export "get-spec") (result i32)
+      (i32.store (i32.const 0) (i32.const 16))
+      (i32.store (i32.const 4) (i32.const {len(spec.encode())}))
+      (i32.const 0))
+    (func (export "execute") (param $ptr i32) (param $len i32) (result i32)
+      {body})
+  )
+  (core instance $i (instantiate $m))
+  (func $get-spec (result (list u8))
+    (canon lift (core func $i "get-spec") (memory (core memory $i "mem")) (realloc (core func $i "realloc"))))
+  (func $execute (param "input" (list u8)) (result (result (list u8) (error string)))
+    (canon lift (core func $i "execute") (memory (core memory $i "mem")) (realloc (core func $i "realloc"))))
+  (instance $tool (export "get-spec" (func $get-spec)) (export "execute" (func $execute)))
+  (export "amplifier:modules/tool@1.0.0" (instance $tool))
+)
+"""
+
+
+def orchestrator_component(tool_request: dict[str, object]) -> str:
+    tool_json = json.dumps(tool_request)
+    prefix = '{"request":{"messages":[{"role":"user","content":"'
+    suffix = '"}]}}'
+    result_type = "(result (list u8) (error string))"
+    return f"""
+(component
+  (import "amplifier:modules/kernel-service@1.0.0" (instance $ks
+    (export "execute-tool" (func (param "request" (list u8)) (result {result_type})))
+    (export "complete-with-provider" (func (param "request" (list u8)) (result {result_type})))))
+  (alias export $ks "execute-tool" (func $execute-tool))
+  (alias export $ks "complete-with-provider" (func $complete))
+  (core module $libc
+    (memory (export "mem") 4)
+    {_ALLOCATOR})
+  (core instance $libc (instantiate $libc))
+  (core func $execute-tool-lowered
+    (canon lower (func $execute-tool) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core func $complete-lowered
+    (canon lower (func $complete) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core module $main
+    (import "libc" "mem" (memory 4))
+    (import "ks" "execute-tool" (func $execute-tool (param i32 i32 i32)))
+    (import "ks" "complete-with-provider" (func $complete (param i32 i32 i32)))
+    {_data(16, tool_json)}
+    {_data(2048, prefix)}
+    {_data(3000, suffix)}
+    (func (export "execute") (param $ptr i32) (param $len i32) (result i32)
+      (call $execute-tool (i32.const 16) (i32.const {len(tool_json.encode())}) (i32.const 4000))
+      (memory.copy (i32.const 32768) (i32.const 2048) (i32.const {len(prefix)}))
+      (memory.copy (i32.add (i32.const 32768) (i32.const {len(prefix)})) (local.get $ptr) (local.get $len))
+      (memory.copy (i32.add (i32.const 32768) (i32.add (i32.const {len(prefix)}) (local.get $len)))
+                   (i32.const 3000) (i32.const {len(suffix)}))
+      (call $complete (i32.const 32768) (i32.add (local.get $len) (i32.const {len(prefix) + len(suffix)}))
+                      (i32.const 4016))
+      (i32.const 4016)))
+  (core instance $main (instantiate $main
+    (with "libc" (instance $libc))
+    (with "ks" (instance (export "execute-tool" (func $execute-tool-lowered))
+                         (export "complete-with-provider" (func $complete-lowered))))))
+  (func $execute (param "prompt" (list u8)) (result {result_type})
+    (canon lift (core func $main "execute") (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (instance $orchestrator (export "execute" (func $execute)))
+  (export "amplifier:modules/orchestrator@1.0.0" (instance $orchestrator))
+)
+"""
+
+
+def compile_to_file(text: str, path: object) -> bytes:
+    """The component's binary (wasmtime's text-to-binary), written to ``path``."""
+    import wasmtime
+
+    binary = bytes(wasmtime.wat2wasm(text))
+    from pathlib import Path
+
+    Path(str(path)).write_bytes(binary)
+    return binary
