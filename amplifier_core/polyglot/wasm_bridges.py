@@ -165,12 +165,19 @@ class WasmOrchestrator:
     """An orchestrator component: the prompt goes in as text, the answer comes back as text; in between it
     reaches the session's modules through the kernel-service imports (wasm_kernel_service.py)."""
 
-    def __init__(self, component: ComponentInstance) -> None:
+    def __init__(self, component: ComponentInstance, scope: Any = None) -> None:
         self._component = component
+        self._scope = scope  # wasm_kernel_service.CallScope, when the component imports the kernel service
 
     async def execute(self, prompt: str, context: Any = None, providers: Any = None, tools: Any = None,
                       hooks: Any = None, **kwargs: Any) -> str:
-        raw = await self._component.call("execute", prompt.encode("utf-8"))
+        if self._scope is not None:
+            self._scope.given = {"context": context, "providers": providers, "tools": tools, "hooks": hooks}
+        try:
+            raw = await self._component.call("execute", prompt.encode("utf-8"))
+        finally:
+            if self._scope is not None:
+                self._scope.given = {}
         if isinstance(raw, str):
             raise ComponentTrap(f"WASM orchestrator '{self._component.manifest.module_id}' failed: {raw}")
         return bytes(raw).decode("utf-8", errors="replace")

@@ -16,9 +16,25 @@ from ..message_models import ChatRequest
 HOST_CALL_TIMEOUT = 600.0
 
 
-def _mounted(coordinator: Any, point: str) -> dict[str, Any]:
-    found = coordinator.get(point)
-    return found if isinstance(found, dict) else {}
+class CallScope:
+    """What the running ``execute`` was handed (providers, tools, context, hooks): the kernel service answers
+    from these first, as a Python orchestrator would use its arguments, and from the coordinator otherwise."""
+
+    def __init__(self, coordinator: Any) -> None:
+        self.coordinator = coordinator
+        self.given: dict[str, Any] = {}
+
+    def modules(self, point: str) -> dict[str, Any]:
+        found = self.given.get(point)
+        if not isinstance(found, dict):
+            found = self.coordinator.get(point)
+        return found if isinstance(found, dict) else {}
+
+    def context(self) -> Any:
+        return self.given.get("context") or self.coordinator.get("context")
+
+    def hooks(self) -> Any:
+        return self.given.get("hooks") or self.coordinator.hooks
 
 
 def _dump(value: Any) -> bytes:
@@ -27,9 +43,10 @@ def _dump(value: Any) -> bytes:
     return json.dumps(value, default=str).encode("utf-8")
 
 
-def kernel_service(coordinator: Any, loop: asyncio.AbstractEventLoop,
+def kernel_service(scope: CallScope, loop: asyncio.AbstractEventLoop,
                    on_return: Callable[[], None]) -> dict[str, Callable[..., Any]]:
     """The import functions by WIT name; ``on_return`` runs as each returns (it restarts the CPU budget)."""
+    coordinator = scope.coordinator
 
     def run(work: Callable[[], Awaitable[Any]], what: str) -> Any:
         try:
@@ -49,7 +66,7 @@ def kernel_service(coordinator: Any, loop: asyncio.AbstractEventLoop,
         async def work() -> bytes:
             request = parsed(raw, "execute-tool")
             name = request.get("name") if isinstance(request, dict) else None
-            tools = _mounted(coordinator, "tools")
+            tools = scope.modules("tools")
             if name not in tools:
                 raise LookupError(f"no tool named {name!r} (mounted: {', '.join(sorted(tools)) or 'none'})")
             return _dump(await tools[name].execute(request.get("input") or {}))
@@ -59,7 +76,7 @@ def kernel_service(coordinator: Any, loop: asyncio.AbstractEventLoop,
     def complete_with_provider(_store: Any, raw: bytes) -> Any:
         async def work() -> bytes:
             request = parsed(raw, "complete-with-provider")
-            providers = _mounted(coordinator, "providers")
+            providers = scope.modules("providers")
             name = request.get("name") or next(iter(providers), None)
             if name not in providers:
                 raise LookupError(f"no provider named {name!r} (mounted: {', '.join(sorted(providers)) or 'none'})")
@@ -71,13 +88,13 @@ def kernel_service(coordinator: Any, loop: asyncio.AbstractEventLoop,
     def emit_hook(_store: Any, raw: bytes) -> Any:
         async def work() -> bytes:
             request = parsed(raw, "emit-hook")
-            return _dump(await coordinator.hooks.emit(str(request.get("event")), request.get("data") or {}))
+            return _dump(await scope.hooks().emit(str(request.get("event")), request.get("data") or {}))
 
         return run(work, "emit-hook")
 
     def get_messages(_store: Any) -> Any:
         async def work() -> bytes:
-            context = coordinator.get("context")
+            context = scope.context()
             if context is None:
                 raise LookupError("no context manager is mounted")
             return _dump(await context.get_messages())
@@ -86,7 +103,7 @@ def kernel_service(coordinator: Any, loop: asyncio.AbstractEventLoop,
 
     def add_message(_store: Any, raw: bytes) -> Any:
         async def work() -> None:
-            context = coordinator.get("context")
+            context = scope.context()
             if context is None:
                 raise LookupError("no context manager is mounted")
             await context.add_message(parsed(raw, "add-message"))

@@ -26,10 +26,12 @@ async def mount_wasm(manifest: ModuleManifest, coordinator: Any,
     kind, export = detect_world(manifest, component)
     host = None
     holder: list[ComponentInstance] = []
+    scope = None
     if imports_kernel_service(component):
-        from .wasm_kernel_service import kernel_service
+        from .wasm_kernel_service import CallScope, kernel_service
 
-        host = kernel_service(coordinator, asyncio.get_running_loop(), lambda: holder[0].refresh())
+        scope = CallScope(coordinator)
+        host = kernel_service(scope, asyncio.get_running_loop(), lambda: holder[0].refresh())
     instance = ComponentInstance(manifest, component, export, host)
     holder.append(instance)
     undo: Callable[[], None] | None = None
@@ -47,7 +49,7 @@ async def mount_wasm(manifest: ModuleManifest, coordinator: Any,
             provider = WasmProvider(instance, info)
             await coordinator.mount("providers", provider, name=provider.name)
         elif kind == "orchestrator":
-            await coordinator.mount("orchestrator", WasmOrchestrator(instance))
+            await coordinator.mount("orchestrator", WasmOrchestrator(instance, scope))
         else:
             previous = coordinator.approval_system
             coordinator.approval_system = WasmApproval(instance)

@@ -123,7 +123,8 @@ async def test_a_wasm_orchestrator_reaches_python_tools_and_providers(tmp_path: 
     await coordinator.mount("tools", note, name=note.name)
     await coordinator.mount("providers", provider, name=provider.name)
     await mount("loop-wasm", module_dir(tmp_path, components["orchestrator"], None), coordinator)
-    answer = await coordinator.get("orchestrator").execute("what now", None, {}, {}, coordinator.hooks)
+    answer = await coordinator.get("orchestrator").execute("what now", None, coordinator.get("providers"),
+                                                           coordinator.get("tools"), coordinator.hooks)
     assert note.notes == [{"note": "from wasm"}]
     assert provider.prompts == ["what now"]
     assert '"answered by Python"' in answer

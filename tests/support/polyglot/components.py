@@ -5,8 +5,9 @@ of amplifier_core/polyglot/wit/amplifier-modules.wit.
   ``{"success": true, "output": <the arguments>}`` ("echo"), spins forever ("spin": the CPU limit stops it) or
   asks for 128 MiB more memory and reports whether it got it ("grow": the memory limit refuses it).
 - ``orchestrator_component(tool_request)``: ``execute(prompt)`` calls the kernel service's ``execute-tool`` with
-  ``tool_request`` (any mounted tool, Python ones included), then ``complete-with-provider`` with the prompt as
-  the user message, and answers with the provider's ChatResponse JSON.
+  ``tool_request`` (any mounted tool, Python ones included), adds the prompt to the context (``add-message``),
+  then calls ``complete-with-provider`` with it as the user message, and answers with the provider's
+  ChatResponse JSON.
 
 Memory layout of these guests: strings from data segments below 4096, scratch buffers at 8192 and 32768, a bump
 allocator (for the host's lowering of lists) from 65536.
@@ -87,15 +88,18 @@ def tool_component(behaviour: str = "echo") -> str:
 
 def orchestrator_component(tool_request: dict[str, object]) -> str:
     tool_json = json.dumps(tool_request)
-    prefix = '{"request":{"messages":[{"role":"user","content":"'
+    head = '{"request":{"messages":['
+    prefix = head + '{"role":"user","content":"'
     suffix = '"}]}}'
     result_type = "(result (list u8) (error string))"
     return f"""
 (component
   (import "amplifier:modules/kernel-service@1.0.0" (instance $ks
     (export "execute-tool" (func (param "request" (list u8)) (result {result_type})))
-    (export "complete-with-provider" (func (param "request" (list u8)) (result {result_type})))))
+    (export "complete-with-provider" (func (param "request" (list u8)) (result {result_type})))
+    (export "add-message" (func (param "message" (list u8)) (result (result (error string)))))))
   (alias export $ks "execute-tool" (func $execute-tool))
+  (alias export $ks "add-message" (func $add-message))
   (alias export $ks "complete-with-provider" (func $complete))
   (core module $libc
     (memory (export "mem") 4)
@@ -105,10 +109,13 @@ def orchestrator_component(tool_request: dict[str, object]) -> str:
     (canon lower (func $execute-tool) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
   (core func $complete-lowered
     (canon lower (func $complete) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core func $add-message-lowered
+    (canon lower (func $add-message) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
   (core module $main
     (import "libc" "mem" (memory 4))
     (import "ks" "execute-tool" (func $execute-tool (param i32 i32 i32)))
     (import "ks" "complete-with-provider" (func $complete (param i32 i32 i32)))
+    (import "ks" "add-message" (func $add-message (param i32 i32 i32)))
     {_data(16, tool_json)}
     {_data(2048, prefix)}
     {_data(3000, suffix)}
@@ -118,13 +125,16 @@ def orchestrator_component(tool_request: dict[str, object]) -> str:
       (memory.copy (i32.add (i32.const 32768) (i32.const {len(prefix)})) (local.get $ptr) (local.get $len))
       (memory.copy (i32.add (i32.const 32768) (i32.add (i32.const {len(prefix)}) (local.get $len)))
                    (i32.const 3000) (i32.const {len(suffix)}))
+      (call $add-message (i32.const {32768 + len(head)})
+                         (i32.add (local.get $len) (i32.const {len(prefix) - len(head) + 2})) (i32.const 4032))
       (call $complete (i32.const 32768) (i32.add (local.get $len) (i32.const {len(prefix) + len(suffix)}))
                       (i32.const 4016))
       (i32.const 4016)))
   (core instance $main (instantiate $main
     (with "libc" (instance $libc))
     (with "ks" (instance (export "execute-tool" (func $execute-tool-lowered))
-                         (export "complete-with-provider" (func $complete-lowered))))))
+                         (export "complete-with-provider" (func $complete-lowered))
+                         (export "add-message" (func $add-message-lowered))))))
   (func $execute (param "prompt" (list u8)) (result {result_type})
     (canon lift (core func $main "execute") (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
   (instance $orchestrator (export "execute" (func $execute)))
