@@ -136,3 +136,27 @@ async def test_a_dead_endpoint_is_one_clear_error(tmp_path: Path) -> None:
     text = str(raised.value)
     assert f"Module 'tool-dead': cannot reach its gRPC service at {endpoint}" in text
     assert "grpc.endpoint" in text and "amplifier.toml" in text
+
+
+async def test_2_0_2s_load_grpc_module_mounts_a_tool_with_its_dict_results() -> None:
+    from amplifier_core.loader_grpc import load_grpc_module
+
+    with serving(EchoTool()) as endpoint:
+        coordinator = ModuleCoordinator(session=BareSession())
+        mount = await load_grpc_module("tool-old", None, {"grpc": {"endpoint": endpoint}}, coordinator)
+        cleanup = await mount(coordinator)
+        bridge = coordinator.get("tools")["grpc_echo"]
+        answer = await bridge.execute(text="hi")
+        await cleanup()
+    assert bridge.get_spec()["parameters"]["required"] == ["text"]
+    assert answer == {"success": True, "output": {"echoed": "hi"}, "error": None}
+
+
+async def test_without_the_polyglot_extra_one_message_names_it(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "grpc.aio", None)  # as if grpcio were not installed
+    with pytest.raises(ModuleValidationError) as raised:
+        await mounted("tool-noextra", grpc_module(tmp_path / "x", "127.0.0.1:1"))
+    assert "pip install 'amplifier[polyglot]'" in str(raised.value)

@@ -128,3 +128,14 @@ async def test_a_wasm_orchestrator_reaches_python_tools_and_providers(tmp_path: 
     assert note.notes == [{"note": "from wasm"}]
     assert provider.prompts == ["what now"]
     assert '"answered by Python"' in answer
+
+
+async def test_without_wasmtime_one_message_names_the_extra(tmp_path: Path, components: dict[str, Path],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "wasmtime", None)  # as if wasmtime were not installed
+    with pytest.raises(ModuleValidationError) as raised:
+        await mount("tool-noextra", module_dir(tmp_path, components["echo"], None))
+    assert "WASM modules need the optional packages" in str(raised.value)
+    assert "pip install 'amplifier[polyglot]'" in str(raised.value)
