@@ -229,3 +229,23 @@ def test_module_validate_checks_wasm_components(e2e, tmp_path: Path, kind: str) 
     assert {check["name"] for check in report["checks"] if check["passed"]} >= {"module_manifest",
                                                                                "protocol_compliance"}
     assert report["behavioral"]["ran"] and report["behavioral"]["passed"]
+
+
+def test_a_native_module_runs_under_the_session_sandbox(e2e_api, tmp_path: Path) -> None:
+    import shutil
+    import tempfile
+
+    outside = Path(tempfile.mkdtemp(prefix="amplifier-e2e-native-", dir="/var/tmp"))  # no write root
+    try:
+        e2e_api.server.add(Turn(tool_calls=[ToolCall("native_upper", {"touch": str(outside / "escape.txt")})]))
+        e2e_api.server.add(Turn(tool_calls=[ToolCall("native_upper", {"touch": str(e2e_api.project / "in.txt")})]))
+        e2e_api.server.add(Turn(text="done"))
+        module = artifact_module(tmp_path / "tool-native", "rust", "tool", "upper", native_script(), executable=True)
+        write_profile(e2e_api, "native", tools=[{"module": "tool-native", "source": str(module)}])
+        result = e2e_api.run("run", "-P", "native", "write things")
+        assert result.returncode == 0, result.stderr
+        assert not (outside / "escape.txt").exists()
+        assert "refused: " in e2e_api.server.requests[1].last_tool_result_text
+        assert (e2e_api.project / "in.txt").exists()
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -1,5 +1,6 @@
 """A native module stand-in: an executable Python script (no compiler needed) that does what a Rust sidecar does:
 take ``--port N``, serve the module proto's ToolService on 127.0.0.1:N, print ``READY:N``, serve until stopped.
+Its tool upper-cases ``text``, or with ``touch`` tries to create that file and says whether it could.
 ``hang=True`` makes one that never becomes ready (for the startup timeout)."""
 
 from __future__ import annotations
@@ -22,7 +23,16 @@ class Tool(services.ToolServiceServicer):
         return pb.ToolSpec(name="native_upper", description="Upper-case the text (a native module)",
                            parameters_json=json.dumps(schema))
     def Execute(self, request, context):
-        text = json.loads(request.input).get("text", "")
+        arguments = json.loads(request.input)
+        if "touch" in arguments:  # try to write a file: what the sandbox allows the process
+            try:
+                open(arguments["touch"], "w").close()
+                answer = "wrote " + arguments["touch"]
+            except OSError as error:
+                answer = "refused: " + str(error)
+            return pb.ToolExecuteResponse(success=True, output=json.dumps(answer).encode(),
+                                          content_type="application/json")
+        text = arguments.get("text", "")
         return pb.ToolExecuteResponse(success=True, output=json.dumps(text.upper()).encode(),
                                       content_type="application/json")
 
