@@ -15,7 +15,7 @@ import yaml
 from fakeapi import ToolCall, Turn
 from polyglot.layout import artifact_module, digest, grpc_module
 from polyglot.native import native_script
-from polyglot.servers import EchoTool, ScriptedProvider, serving
+from polyglot.servers import AnthropicForwarder, EchoTool, ScriptedProvider, serving
 from polyglot.servers import Turn as ProviderTurn
 
 
@@ -81,6 +81,20 @@ def test_a_grpc_provider_answers_a_streamed_run(e2e, tmp_path: Path) -> None:
     assert json.loads(result.stdout)["response"] == "hello from another language"
     assert service.requests[0].stream is True
     assert service.requests[0].messages[-1].text_content == "say hello"
+
+
+def test_a_grpc_provider_backed_by_the_fake_api_streams_a_run(e2e_api, tmp_path: Path) -> None:
+    e2e_api.server.add(Turn(text_chunks=["answered ", "through ", "gRPC"]), when_last_user_contains="forward this")
+    service = AnthropicForwarder(e2e_api.server.base_url, e2e_api.env["ANTHROPIC_API_KEY"])
+    with serving(service) as endpoint:
+        module = grpc_module(tmp_path / "provider-forwarder", endpoint, "provider")
+        write_profile(e2e_api, "forward", providers=[{"module": "provider-forwarder", "source": str(module)}])
+        result = e2e_api.run("run", "-P", "forward", "-o", "stream-json", "forward this")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    assert [event["text"] for event in events if event["type"] == "text_delta"] == ["answered ", "through ", "gRPC"]
+    assert events[-1]["type"] == "result" and events[-1]["response"] == "answered through gRPC"
+    assert service.streamed == [True] and e2e_api.server.requests[0].stream is True
 
 
 def _dead_endpoint() -> str:

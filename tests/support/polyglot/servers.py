@@ -2,7 +2,8 @@
 
 ``EchoTool`` answers with its arguments; ``ScriptedProvider`` answers each Complete with the next scripted turn
 (streamed piece by piece on CompleteStreaming) and remembers the requests; ``NoteHook`` injects a note on
-``prompt:submit`` and records what it saw; ``ListContext`` keeps messages in a list."""
+``prompt:submit`` and records what it saw; ``ListContext`` keeps messages in a list; ``AnthropicForwarder`` is
+a provider that answers by calling the (fake) Anthropic API with the real SDK."""
 
 from __future__ import annotations
 
@@ -122,7 +123,7 @@ class ListContext(services.ContextServiceServicer):
         return pb.Empty()
 
 
-_ADDERS = {
+_ADDERS: dict[type, Any] = {
     EchoTool: services.add_ToolServiceServicer_to_server,
     ScriptedProvider: services.add_ProviderServiceServicer_to_server,
     NoteHook: services.add_HookServiceServicer_to_server,
@@ -135,10 +136,59 @@ def serving(*servicers: Any) -> Iterator[str]:
     """Serve the servicers on one loopback port; yields the endpoint ("127.0.0.1:PORT")."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     for servicer in servicers:
-        _ADDERS[type(servicer)](servicer, server)
+        adder = _ADDERS.get(type(servicer), services.add_ProviderServiceServicer_to_server)  # AnthropicForwarder
+        adder(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
         yield f"127.0.0.1:{port}"
     finally:
         server.stop(None).wait()
+
+
+class AnthropicForwarder(services.ProviderServiceServicer):
+    """A provider module as someone would write one in another language: it answers the module proto by calling
+    an LLM API, here the loopback fake API through the real anthropic SDK (text turns; streamed piece by piece
+    when asked)."""
+
+    def __init__(self, base_url: str, api_key: str, name: str = "forwarder") -> None:
+        import anthropic
+
+        self.client = anthropic.Anthropic(base_url=base_url, api_key=api_key, max_retries=0)
+        self.name = name
+        self.streamed: list[bool] = []
+
+    def GetInfo(self, request: Any, context: Any) -> Any:
+        return pb.ProviderInfo(id=self.name, display_name="Forwarder (gRPC -> Anthropic API)")
+
+    def ListModels(self, request: Any, context: Any) -> Any:
+        return pb.ListModelsResponse(models=[pb.ModelInfo(id="claude-fake", display_name="Fake")])
+
+    def _arguments(self, request: Any) -> dict[str, Any]:
+        system = "\n".join(m.text_content for m in request.messages if m.role == pb.ROLE_SYSTEM)
+        messages = [{"role": "assistant" if m.role == pb.ROLE_ASSISTANT else "user",
+                     "content": m.text_content or "(blocks)"}
+                    for m in request.messages if m.role in (pb.ROLE_USER, pb.ROLE_ASSISTANT)]
+        arguments: dict[str, Any] = {"model": request.model or "claude-fake", "max_tokens": 256,
+                                     "messages": messages}
+        if system:
+            arguments["system"] = system
+        return arguments
+
+    def Complete(self, request: Any, context: Any) -> Any:
+        self.streamed.append(False)
+        message = self.client.messages.create(**self._arguments(request))
+        text = "".join(block.text for block in message.content if block.type == "text")
+        return pb.ChatResponse(content=text, finish_reason=message.stop_reason or "end_turn",
+                               usage=pb.Usage(prompt_tokens=message.usage.input_tokens,
+                                              completion_tokens=message.usage.output_tokens))
+
+    def CompleteStreaming(self, request: Any, context: Any) -> Iterator[Any]:
+        self.streamed.append(True)
+        with self.client.messages.stream(**self._arguments(request)) as stream:
+            for piece in stream.text_stream:
+                yield pb.ChatResponse(content=piece)
+            final = stream.get_final_message()
+        yield pb.ChatResponse(finish_reason=final.stop_reason or "end_turn",
+                              usage=pb.Usage(prompt_tokens=final.usage.input_tokens,
+                                             completion_tokens=final.usage.output_tokens))
