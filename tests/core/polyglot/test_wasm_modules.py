@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from polyglot.components import compile_to_file, orchestrator_component, tool_component
+from polyglot.components import compile_to_file, orchestrator_component, tool_component, wasi_probe_component
 
 from amplifier_core import ChatResponse, ModuleCoordinator, ToolResult
 from amplifier_core.loader import ModuleLoader, ModuleValidationError
@@ -22,7 +22,7 @@ def components(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("components")
     built = {}
     for name, text in {"echo": tool_component("echo"), "spin": tool_component("spin"),
-                       "grow": tool_component("grow"),
+                       "grow": tool_component("grow"), "wasi": wasi_probe_component(),
                        "orchestrator": orchestrator_component({"name": "python_note",
                                                                "input": {"note": "from wasm"}})}.items():
         compile_to_file(text, root / f"{name}.wasm")
@@ -74,6 +74,15 @@ async def test_the_cpu_limit_stops_a_spinning_component(tmp_path: Path, componen
     result = await coordinator.get("tools")["wasm_echo"].execute({})
     assert not result.success
     assert result.error["message"] == "WASM module 'tool-spin': execute ran past its CPU limit (0.2 s) and was stopped"
+
+
+async def test_wasi_gives_a_component_no_environment_and_no_directories(tmp_path: Path,
+                                                                       components: dict[str, Path],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AMPLIFIER_TEST_SECRET", "not for components")
+    coordinator = await mount("tool-wasi", module_dir(tmp_path, components["wasi"], None))
+    result = await coordinator.get("tools")["wasi_probe"].execute({})
+    assert (result.success, result.output) == (True, "env=0 dirs=0")
 
 
 async def test_a_type_that_contradicts_the_exports_is_refused(tmp_path: Path, components: dict[str, Path]) -> None:

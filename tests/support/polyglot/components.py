@@ -152,3 +152,64 @@ def compile_to_file(text: str, path: object) -> bytes:
 
     Path(str(path)).write_bytes(binary)
     return binary
+
+
+def wasi_probe_component() -> str:
+    """A tool ``wasi_probe`` that asks WASI for its environment variables and preopened directories and answers
+    ``"env=E dirs=D"`` (each count capped at 9): what ambient authority the runtime grants a component."""
+    spec = json.dumps({"name": "wasi_probe", "description": "Count what WASI exposes",
+                       "parameters": {"type": "object"}})
+    answer = '{"success":true,"output":"env=0 dirs=0"}'
+    env_digit = answer.index("env=") + 4
+    dirs_digit = answer.index("dirs=") + 5
+    return f"""
+(component
+  (import "wasi:cli/environment@0.2.0" (instance $env
+    (export "get-environment" (func (result (list (tuple string string)))))))
+  (import "wasi:filesystem/types@0.2.0" (instance $types
+    (export "descriptor" (type (sub resource)))))
+  (alias export $types "descriptor" (type $descriptor))
+  (import "wasi:filesystem/preopens@0.2.0" (instance $preopens
+    (alias outer 1 $descriptor (type $d))
+    (export "get-directories" (func (result (list (tuple (own $d) string)))))))
+  (alias export $env "get-environment" (func $get-environment))
+  (alias export $preopens "get-directories" (func $get-directories))
+  (core module $libc
+    (memory (export "mem") 2)
+    {_ALLOCATOR})
+  (core instance $libc (instantiate $libc))
+  (core func $env-lowered
+    (canon lower (func $get-environment) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core func $dirs-lowered
+    (canon lower (func $get-directories) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core module $main
+    (import "libc" "mem" (memory 2))
+    (import "wasi" "env" (func $env (param i32)))
+    (import "wasi" "dirs" (func $dirs (param i32)))
+    {_data(16, spec)}
+    {_data(2048, answer)}
+    (func $digit (param $count i32) (result i32)
+      (i32.add (i32.const 48) (select (i32.const 9) (local.get $count) (i32.gt_u (local.get $count) (i32.const 9)))))
+    (func (export "get-spec") (result i32)
+      (i32.store (i32.const 0) (i32.const 16))
+      (i32.store (i32.const 4) (i32.const {len(spec.encode())}))
+      (i32.const 0))
+    (func (export "execute") (param $ptr i32) (param $len i32) (result i32)
+      (call $env (i32.const 1000))
+      (call $dirs (i32.const 1100))
+      (i32.store8 (i32.const {2048 + env_digit}) (call $digit (i32.load (i32.const 1004))))
+      (i32.store8 (i32.const {2048 + dirs_digit}) (call $digit (i32.load (i32.const 1104))))
+      (i32.store8 (i32.const 4000) (i32.const 0))
+      (i32.store (i32.const 4004) (i32.const 2048))
+      (i32.store (i32.const 4008) (i32.const {len(answer)}))
+      (i32.const 4000)))
+  (core instance $main (instantiate $main (with "libc" (instance $libc))
+    (with "wasi" (instance (export "env" (func $env-lowered)) (export "dirs" (func $dirs-lowered))))))
+  (func $get-spec (result (list u8))
+    (canon lift (core func $main "get-spec") (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (func $execute (param "input" (list u8)) (result (result (list u8) (error string)))
+    (canon lift (core func $main "execute") (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (instance $tool (export "get-spec" (func $get-spec)) (export "execute" (func $execute)))
+  (export "amplifier:modules/tool@1.0.0" (instance $tool))
+)
+"""
