@@ -148,3 +148,58 @@ async def test_without_wasmtime_one_message_names_the_extra(tmp_path: Path, comp
         await mount("tool-noextra", module_dir(tmp_path, components["echo"], None))
     assert "WASM modules need the optional packages" in str(raised.value)
     assert "pip install 'amplifier[polyglot]'" in str(raised.value)
+
+
+def build(tmp_path: Path, name: str, text: str) -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    compile_to_file(text, directory / f"{name}.wasm")
+    return directory
+
+
+async def test_a_wasm_hook_subscribes_and_answers(tmp_path: Path) -> None:
+    from polyglot.components import static_component
+
+    text = static_component("hook-handler", {
+        "get-subscriptions": (1, "list", [{"event": "tool:pre", "priority": 3, "name": "wasm-guard"}]),
+        "handle": (1, "result", {"action": "deny", "reason": "the component says no"}),
+    })
+    coordinator = await mount("hooks-wasm", build(tmp_path, "hooks-wasm", text))
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
+    assert (result.action, result.reason) == ("deny", "the component says no")
+    assert [entry for entry in coordinator.hooks.list_handlers("tool:pre")["tool:pre"]] == ["wasm-guard"]
+
+
+async def test_a_wasm_provider_completes(tmp_path: Path) -> None:
+    from polyglot.components import static_component
+
+    from amplifier_core import ChatRequest, Message
+
+    text = static_component("provider", {
+        "get-info": (0, "list", {"id": "wasmy", "display_name": "Wasmy"}),
+        "list-models": (0, "result", [{"id": "w-1", "display_name": "W", "context_window": 8,
+                                       "max_output_tokens": 4}]),
+        "complete": (1, "result", {"content": [{"type": "text", "text": "from a component"}]}),
+        "parse-tool-calls": (1, "list", []),
+    })
+    coordinator = await mount("provider-wasmy", build(tmp_path, "provider-wasmy", text))
+    provider = coordinator.get("providers")["wasmy"]
+    response = await provider.complete(ChatRequest(messages=[Message(role="user", content="hi")]))
+    assert response.content[0].text == "from a component"
+    assert [model.id for model in await provider.list_models()] == ["w-1"]
+
+
+async def test_a_wasm_context_and_approval_mount(tmp_path: Path) -> None:
+    from polyglot.components import static_component
+
+    context_text = static_component("context-manager", {
+        "add-message": (1, "unit", None), "get-messages": (0, "result", [{"role": "user", "content": "kept"}]),
+        "get-messages-for-request": (1, "result", []), "set-messages": (1, "unit", None), "clear": (0, "unit", None),
+    })
+    approval_text = static_component("approval-provider", {"request-approval": (1, "result", {"approved": True})})
+    coordinator = await mount("context-wasm", build(tmp_path, "context-wasm", context_text))
+    await mount("approval-wasm", build(tmp_path, "approval-wasm", approval_text), coordinator)
+    context = coordinator.get("context")
+    await context.add_message({"role": "user", "content": "hi"})
+    assert await context.get_messages() == [{"role": "user", "content": "kept"}]
+    assert await coordinator.approval_system.request_approval("Run it?", ["Allow", "Deny"], 5.0, "deny") == "allow"

@@ -213,3 +213,48 @@ def wasi_probe_component() -> str:
   (export "amplifier:modules/tool@1.0.0" (instance $tool))
 )
 """
+
+
+def static_component(interface: str, functions: dict[str, tuple[int, str, object]]) -> str:
+    """A component exporting ``amplifier:modules/<interface>@1.0.0`` whose functions ignore their arguments and
+    answer fixed values: ``{name: (number of list<u8> parameters, kind, answer)}`` with kind ``list``
+    (``-> list<u8>``, the answer as JSON), ``result`` (``-> result<list<u8>, string>``, ok with the answer as
+    JSON) or ``unit`` (``-> result<_, string>``, ok)."""
+    data, core_functions, lifted, exported = [], [], [], []
+    offset = 16
+    for index, (name, (parameters, kind, answer)) in enumerate(functions.items()):
+        text = json.dumps(answer)
+        data.append(_data(offset, text))
+        area = 8192 + index * 16
+        params = " ".join("(param i32 i32)" for _ in range(parameters))
+        if kind == "list":
+            body = (f"(i32.store (i32.const {area}) (i32.const {offset})) "
+                    f"(i32.store (i32.const {area + 4}) (i32.const {len(text.encode())}))")
+            result_type = "(list u8)"
+        elif kind == "result":
+            body = (f"(i32.store8 (i32.const {area}) (i32.const 0)) "
+                    f"(i32.store (i32.const {area + 4}) (i32.const {offset})) "
+                    f"(i32.store (i32.const {area + 8}) (i32.const {len(text.encode())}))")
+            result_type = "(result (list u8) (error string))"
+        else:
+            body = f"(i32.store8 (i32.const {area}) (i32.const 0))"
+            result_type = "(result (error string))"
+        core_functions.append(f'(func (export "{name}") {params} (result i32) {body} (i32.const {area}))')
+        lifted_params = " ".join(f'(param "p{n}" (list u8))' for n in range(parameters))
+        lifted.append(f'(func ${name} {lifted_params} (result {result_type}) (canon lift (core func $i "{name}") '
+                      f'(memory (core memory $i "mem")) (realloc (core func $i "realloc"))))')
+        exported.append(f'(export "{name}" (func ${name}))')
+        offset += len(text.encode()) + 16
+    return f"""
+(component
+  (core module $m
+    (memory (export "mem") 2)
+    {_ALLOCATOR}
+    {" ".join(data)}
+    {" ".join(core_functions)})
+  (core instance $i (instantiate $m))
+  {" ".join(lifted)}
+  (instance $exports {" ".join(exported)})
+  (export "amplifier:modules/{interface}@1.0.0" (instance $exports))
+)
+"""
