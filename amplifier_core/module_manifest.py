@@ -25,12 +25,15 @@ amplifier-core 2.0.2 reads it, with its guards: names that leave the module dire
 from __future__ import annotations
 
 import hashlib
+import logging
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .module_errors import ModuleValidationError
+
+logger = logging.getLogger(__name__)
 
 MANIFEST_FILE = "amplifier.toml"
 TRANSPORTS = ("python", "grpc", "wasm", "rust")
@@ -90,12 +93,17 @@ def read_manifest(module_id: str, directory: Path) -> ModuleManifest:
         return ModuleManifest(module_id, directory, "python")
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ManifestError(module_id, file, None, f"cannot be read ({error})", "make it a readable UTF-8 file") \
-            from None
-    except tomllib.TOMLDecodeError as error:
-        raise ManifestError(module_id, file, None, f"is not valid TOML ({error})", "fix the TOML syntax") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        if _has_python_package(directory):  # a Python module with some other amplifier.toml: loads as before
+            logger.warning("module %s: %s is not a usable manifest (%s); loading its Python package", module_id,
+                           file, error)
+            return ModuleManifest(module_id, directory, "python")
+        problem = f"is not valid TOML ({error})" if isinstance(error, tomllib.TOMLDecodeError) \
+            else f"cannot be read ({error})"
+        raise ManifestError(module_id, file, None, problem, "fix the file") from None
     section = data.get("module")
+    if not isinstance(section, dict) and _has_python_package(directory):
+        return ModuleManifest(module_id, directory, "python")
     if not isinstance(section, dict):
         raise ManifestError(module_id, file, "module", "has no [module] table",
                             'add [module] with transport = "grpc" | "wasm" | "rust" and type = "tool" (or another '

@@ -8,12 +8,14 @@ imported only when such a module is mounted; without them one message names the 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-from ..module_manifest import ModuleManifest
+from ..module_manifest import ModuleManifest, read_manifest
 from .errors import EXTRA_HINT, PolyglotLoadError
 
-__all__ = ["EXTRA_HINT", "PolyglotLoadError", "mount_function"]
+__all__ = ["EXTRA_HINT", "PolyglotLoadError", "mount_function", "polyglot_package"]
 
 MountFunction = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
@@ -43,11 +45,6 @@ def polyglot_package(path: Any) -> Any | None:
     """A stand-in for the imported package of the non-Python module in directory ``path`` (what validation and
     the pytest plugin import): ``mount`` and ``__amplifier_module_type__``. None for a Python module; raises
     ManifestError for a manifest that cannot be used."""
-    from pathlib import Path
-    from types import SimpleNamespace
-
-    from ..module_manifest import read_manifest
-
     directory = Path(path)
     if not directory.is_dir() and directory.suffix != ".wasm":
         return None

@@ -103,3 +103,11 @@ def test_invalid_toml_is_reported_with_the_file(tmp_path: Path) -> None:
     directory = write(tmp_path / "m", "[module\n")
     with pytest.raises(ManifestError, match="is not valid TOML"):
         read_manifest("tool-toml", directory)
+
+
+@pytest.mark.parametrize("text", ["[tool.other]\nsetting = 1\n", "not = [valid toml"])
+def test_a_python_package_with_some_other_amplifier_toml_still_loads_as_python(tmp_path: Path, text: str) -> None:
+    directory = write(tmp_path / "tool-py", text)
+    (directory / "amplifier_module_tool_py").mkdir()
+    (directory / "amplifier_module_tool_py" / "__init__.py").write_text("")
+    assert read_manifest("tool-py", directory).transport == "python"
