@@ -65,7 +65,8 @@ def show(
 
         print_json(info)
         return
-    typer.echo(f"Module: {info['module']}  (type: {info['type']})")
+    transport = f", transport: {info['transport']}" if info.get("transport") else ""
+    typer.echo(f"Module: {info['module']}  (type: {info['type']}{transport})")
     typer.echo(f"Resolved via: {info['resolved_by'] or 'nothing'}  {info['source'] or ''}".rstrip())
     typer.echo(
         f"Installed package: {'yes' if info['installed'] else 'no'};"

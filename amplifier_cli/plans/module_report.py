@@ -151,7 +151,8 @@ def module_details(module_id: str, paths: AmplifierPaths | None = None) -> dict[
     extra = listing.get(module_id, {})
     return {
         **info,
-        "type": type_from_id(module_id) or "unknown",
+        "type": extra.get("type") or type_from_id(module_id) or "unknown",
+        "transport": extra.get("transport"),
         "installed": extra.get("installed", False),
         "in_profile": extra.get("in_profile", False),
         "cached": extra.get("cached", []),

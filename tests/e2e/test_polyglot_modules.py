@@ -153,11 +153,13 @@ def test_a_trusted_workspace_grpc_module_is_listed_with_its_transport_and_mounte
         write_profile(e2e, "ws", tools=[{"module": "tool-grpc-echo"}],
                       providers=[{"module": "provider-scripted", "config": {"script": ["fine"]}}])
         listed = e2e.run("module", "list", "--json")
+        shown = e2e.run("module", "show", "tool-grpc-echo")
         result = e2e.run("run", "-P", "ws", "hello")
     assert listed.returncode == 0, listed.stderr
     rows = {row["module"]: row for row in json.loads(listed.stdout)}
     assert rows["tool-grpc-echo"]["transport"] == "grpc" and rows["tool-grpc-echo"]["origin"] == "workspace"
     assert rows["tool-bash"]["transport"] == "python"
+    assert "Module: tool-grpc-echo  (type: tool, transport: grpc)" in shown.stdout
     assert result.returncode == 0, result.stderr
     assert service.spec_requests == 1
 
