@@ -126,3 +126,30 @@ def test_changing_a_workspace_grpc_endpoint_breaks_trust(tmp_path: Path) -> None
     trust = project_trust(paths)
     assert trust.needs_trust
     assert [item.key for item in trust.change().changed] == ["workspace module 'tool-remote'"]
+
+
+@pytest.mark.parametrize("where", ["profile", "settings"])
+def test_a_grpc_endpoint_named_through_a_project_file_is_pinned(tmp_path: Path, where: str) -> None:
+    module = tmp_path / "vendor" / "tool-remote"
+    module.mkdir(parents=True)
+    manifest = module / "amplifier.toml"
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "127.0.0.1:5000"\n')
+    if where == "profile":
+        profile = tmp_path / ".amplifier" / "profiles" / "p.yaml"
+        profile.parent.mkdir(parents=True)
+        profile.write_text("profile: {name: p}\ntools:\n  - {module: tool-remote, source: ./vendor/tool-remote}\n")
+        key = "profile 'p.yaml'"
+    else:
+        settings = tmp_path / ".amplifier" / "settings.yaml"
+        settings.parent.mkdir(parents=True)
+        settings.write_text("sources:\n  tool-remote: ./vendor/tool-remote\n")
+        key = "settings '.amplifier/settings.yaml'"
+    paths = AmplifierPaths.discover(cwd=tmp_path)
+    trust = project_trust(paths)
+    shown = {item.key: item.shows for item in trust.inputs}[key]
+    assert "./vendor/tool-remote: a gRPC tool module: requests go to 127.0.0.1:5000" in shown
+    trust_project(paths, trust)
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "evil.example:443"\n')
+    forget_trust(paths)
+    changed = project_trust(paths)
+    assert changed.needs_trust and [item.key for item in changed.change().changed] == [key]
