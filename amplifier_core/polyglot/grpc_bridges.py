@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .. import llm_errors
 from ..message_models import ChatRequest, ChatResponse, ToolCall
 from ..models import HookResult, ModelInfo, ProviderInfo, ToolResult
 from . import proto_convert as convert
@@ -88,9 +89,12 @@ class GrpcProvider:
         if request.model is None and self._default_model:
             request = request.model_copy(update={"model": self._default_model})
         message = convert.chat_request_to_proto(self._pb, request)
-        if not request.stream:
-            return convert.chat_response_from_proto(await self._stub.Complete(message))
-        return await self._complete_streaming(message)
+        try:
+            if not request.stream:
+                return convert.chat_response_from_proto(await self._stub.Complete(message))
+            return await self._complete_streaming(message)
+        except Exception as error:
+            raise provider_error(error, self.name, request.model) from error
 
     async def _complete_streaming(self, message: Any) -> ChatResponse:
         """Join the stream's messages into one response: ``content`` pieces are text deltas; tool calls, usage,
@@ -158,8 +162,14 @@ class GrpcHooks:
 
     def _handler(self, subscribed: str) -> Callable[[str, dict[str, Any]], Any]:
         async def handle(event: str, data: dict[str, Any]) -> HookResult:
-            result = await self._stub.Handle(self._pb.HookHandleRequest(
-                event=event, data_json=json.dumps(data, default=str)))
+            try:
+                result = await self._stub.Handle(self._pb.HookHandleRequest(
+                    event=event, data_json=json.dumps(data, default=str)))
+            except Exception as error:  # the service went away: say so in one line, and let the event pass
+                if not callable(getattr(error, "code", None)):
+                    raise
+                logger.warning("gRPC hook %s failed on %s: %s", self._module_id, event, _rpc_text(error))
+                return HookResult()
             return convert.hook_result_from_proto(result, event)
 
         handle.__name__ = f"{self._module_id}:{subscribed}"
@@ -193,6 +203,29 @@ class GrpcContext:
 
     async def clear(self) -> None:
         await self._stub.Clear(self._pb.Empty())
+
+
+_STATUS_ERRORS = {
+    "UNAVAILABLE": (llm_errors.NetworkError, True),
+    "DEADLINE_EXCEEDED": (llm_errors.LLMTimeoutError, True),
+    "RESOURCE_EXHAUSTED": (llm_errors.RateLimitError, True),
+    "UNAUTHENTICATED": (llm_errors.AuthenticationError, False),
+    "PERMISSION_DENIED": (llm_errors.AccessDeniedError, False),
+    "INVALID_ARGUMENT": (llm_errors.InvalidRequestError, False),
+    "NOT_FOUND": (llm_errors.NotFoundError, False),
+}
+
+
+def provider_error(error: BaseException, provider: str, model: str | None) -> BaseException:
+    """A failed provider RPC as the kernel's LLM error of its status, so the loop retries and reports it as it
+    does any provider's; anything that is not an RPC error is returned unchanged."""
+    code = getattr(error, "code", None)
+    if isinstance(error, llm_errors.LLMError) or not callable(code):
+        return error
+    status = getattr(code(), "name", "UNKNOWN")
+    kind, retryable = _STATUS_ERRORS.get(status, (llm_errors.ProviderUnavailableError, False))
+    return kind(f"gRPC provider '{provider}': {status}: {_rpc_text(error)}", provider=provider, model=model,
+                retryable=retryable)
 
 
 def _rpc_text(error: BaseException) -> str:

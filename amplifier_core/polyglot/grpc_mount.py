@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,6 +24,9 @@ CONNECT_TIMEOUT = 5.0
 
 def grpc_modules() -> tuple[Any, Any, Any]:
     """(grpc.aio, the message module, the service stubs module), or PolyglotLoadError naming the extra."""
+    # grpc's C core logs connection chatter (GOAWAY, reconnects) straight to stderr, over the session's output;
+    # errors still show. A user who wants more sets GRPC_VERBOSITY themselves.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     try:
         import grpc.aio as grpc_aio
 

@@ -160,3 +160,34 @@ async def test_without_the_polyglot_extra_one_message_names_it(tmp_path: Path,
     with pytest.raises(ModuleValidationError) as raised:
         await mounted("tool-noextra", grpc_module(tmp_path / "x", "127.0.0.1:1"))
     assert "pip install 'amplifier[polyglot]'" in str(raised.value)
+
+
+@pytest.mark.parametrize(("status", "error_class", "retryable"), [
+    ("RESOURCE_EXHAUSTED", "RateLimitError", True),
+    ("UNAUTHENTICATED", "AuthenticationError", False),
+    ("INTERNAL", "ProviderUnavailableError", False),
+])
+async def test_a_failed_provider_rpc_is_the_kernels_llm_error(tmp_path: Path, status: str, error_class: str,
+                                                              retryable: bool) -> None:
+    import grpc
+
+    from amplifier_core import llm_errors
+
+    service = ScriptedProvider([], fail_with=getattr(grpc.StatusCode, status))
+    with serving(service) as endpoint:
+        coordinator, cleanup = await mounted("provider-busy", grpc_module(tmp_path / "p", endpoint, "provider"))
+        with pytest.raises(llm_errors.LLMError) as raised:
+            await coordinator.get("providers")["polyglot"].complete(
+                ChatRequest(messages=[Message(role="user", content="hi")]))
+        await cleanup()
+    assert type(raised.value).__name__ == error_class and raised.value.retryable is retryable
+    assert raised.value.provider == "polyglot" and "the model is busy" in str(raised.value)
+
+
+async def test_a_hook_whose_service_went_away_lets_the_event_pass(tmp_path: Path) -> None:
+    hook = NoteHook()
+    with serving(hook) as endpoint:
+        coordinator, cleanup = await mounted("hooks-gone", grpc_module(tmp_path / "h", endpoint, "hook"))
+    result = await coordinator.hooks.emit("prompt:submit", {"prompt": "hi"})  # the server has stopped
+    await cleanup()
+    assert result.action == "continue"

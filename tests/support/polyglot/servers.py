@@ -48,10 +48,11 @@ class Turn:
 
 
 class ScriptedProvider(services.ProviderServiceServicer):
-    def __init__(self, turns: list[Turn], name: str = "polyglot") -> None:
+    def __init__(self, turns: list[Turn], name: str = "polyglot", fail_with: Any = None) -> None:
         self.turns = list(turns)
         self.name = name
         self.requests: list[Any] = []
+        self.fail_with = fail_with  # a grpc.StatusCode every completion is aborted with
 
     def GetInfo(self, request: Any, context: Any) -> Any:
         return pb.ProviderInfo(id=self.name, display_name="Polyglot (gRPC)", capabilities=["tools", "streaming"],
@@ -69,6 +70,8 @@ class ScriptedProvider(services.ProviderServiceServicer):
         return turn, calls
 
     def Complete(self, request: Any, context: Any) -> Any:
+        if self.fail_with is not None:
+            context.abort(self.fail_with, "the model is busy")
         turn, calls = self._answer(request)
         return pb.ChatResponse(content=turn.text, tool_calls=calls, finish_reason="tool_use" if calls else "stop",
                                usage=pb.Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15))
