@@ -98,39 +98,47 @@ class GrpcProvider:
 
     async def _complete_streaming(self, message: Any) -> ChatResponse:
         """Join the stream's messages into one response: ``content`` pieces are text deltas; tool calls, usage,
-        finish reason and content blocks are taken from whichever message carries them (usually the last)."""
+        finish reason and content blocks are taken from whichever message carries them (usually the last).
+        A stream that breaks after text arrived emits ``llm:stream_aborted`` and raises StreamError."""
         pieces: list[str] = []
         last = self._pb.ChatResponse()
-        started = False
-        async for chunk in self._stub.CompleteStreaming(message):
-            if chunk.content:
-                if not started:
-                    started = True
-                    await self._emit("content_block:start", {"block_index": 0, "block_type": "text"})
-                pieces.append(chunk.content)
-                await self._emit("content_block:delta", {"block_index": 0, "block_type": "text",
-                                                         "delta": chunk.content})
-            if chunk.tool_calls:
-                del last.tool_calls[:]
-                last.tool_calls.extend(chunk.tool_calls)
-            if chunk.content_blocks:
-                del last.content_blocks[:]
-                last.content_blocks.extend(chunk.content_blocks)
-            for field in ("usage", "degradation"):
-                if chunk.HasField(field):
-                    getattr(last, field).CopyFrom(getattr(chunk, field))
-            if chunk.finish_reason:
-                last.finish_reason = chunk.finish_reason
-            if chunk.metadata_json:
-                last.metadata_json = chunk.metadata_json
+        try:
+            async for chunk in self._stub.CompleteStreaming(message):
+                await self._take_chunk(chunk, pieces, last)
+        except Exception as error:
+            if not pieces:
+                raise
+            await self._emit("llm:stream_aborted", {"error": _rpc_text(error)})
+            raise llm_errors.StreamError(f"gRPC provider '{self.name}': the stream broke: {_rpc_text(error)}",
+                                         provider=self.name) from error
         text = "".join(pieces)
         if text and not any(block.WhichOneof("block") == "text_block" for block in last.content_blocks):
             last.content_blocks.insert(0, self._pb.ContentBlock(text_block=self._pb.TextBlock(text=text)))
         response = convert.chat_response_from_proto(last)
-        if started:
+        if pieces:
             await self._emit("content_block:end", {"block_index": 0, "block_type": "text",
                                                    "block": {"type": "text", "text": text}})
-        return response.model_copy(update={"metadata": {**(response.metadata or {}), "streamed": started}})
+        return response.model_copy(update={"metadata": {**(response.metadata or {}), "streamed": bool(pieces)}})
+
+    async def _take_chunk(self, chunk: Any, pieces: list[str], last: Any) -> None:
+        if chunk.content:
+            if not pieces:
+                await self._emit("content_block:start", {"block_index": 0, "block_type": "text"})
+            pieces.append(chunk.content)
+            await self._emit("content_block:delta", {"block_index": 0, "block_type": "text", "delta": chunk.content})
+        if chunk.tool_calls:
+            del last.tool_calls[:]
+            last.tool_calls.extend(chunk.tool_calls)
+        if chunk.content_blocks:
+            del last.content_blocks[:]
+            last.content_blocks.extend(chunk.content_blocks)
+        for field in ("usage", "degradation"):
+            if chunk.HasField(field):
+                getattr(last, field).CopyFrom(getattr(chunk, field))
+        if chunk.finish_reason:
+            last.finish_reason = chunk.finish_reason
+        if chunk.metadata_json:
+            last.metadata_json = chunk.metadata_json
 
     async def _emit(self, event: str, data: dict[str, Any]) -> None:
         hooks = getattr(self._coordinator, "hooks", None)

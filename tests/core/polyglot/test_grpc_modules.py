@@ -191,3 +191,24 @@ async def test_a_hook_whose_service_went_away_lets_the_event_pass(tmp_path: Path
     result = await coordinator.hooks.emit("prompt:submit", {"prompt": "hi"})  # the server has stopped
     await cleanup()
     assert result.action == "continue"
+
+
+async def test_a_stream_that_breaks_after_text_is_a_stream_error_with_the_abort_event(tmp_path: Path) -> None:
+    import grpc
+
+    from amplifier_core import llm_errors
+
+    service = ScriptedProvider([Turn(text="partial answer")], fail_with=grpc.StatusCode.UNAVAILABLE)
+    with serving(service) as endpoint:
+        coordinator, cleanup = await mounted("provider-cut", grpc_module(tmp_path / "p", endpoint, "provider"))
+        aborted: list[dict[str, Any]] = []
+
+        async def record(event: str, data: dict[str, Any]) -> Any:
+            aborted.append(data)
+
+        coordinator.hooks.register("llm:stream_aborted", record)
+        request = ChatRequest(messages=[Message(role="user", content="hi")], stream=True)
+        with pytest.raises(llm_errors.StreamError, match="the stream broke: the connection dropped"):
+            await coordinator.get("providers")["polyglot"].complete(request)
+        await cleanup()
+    assert aborted[0]["provider"] == "polyglot" and "the connection dropped" in aborted[0]["error"]

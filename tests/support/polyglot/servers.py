@@ -82,6 +82,8 @@ class ScriptedProvider(services.ProviderServiceServicer):
         for index, word in enumerate(words):
             if word or index:
                 yield pb.ChatResponse(content=word if index == 0 else " " + word)
+            if self.fail_with is not None:  # break the stream after its first piece
+                context.abort(self.fail_with, "the connection dropped")
         yield pb.ChatResponse(tool_calls=calls, finish_reason="tool_use" if calls else "stop",
                               usage=pb.Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15))
 
