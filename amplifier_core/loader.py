@@ -24,6 +24,7 @@ from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .models import ModuleInfo
+from .module_errors import ModuleDiscoveryError, ModuleValidationError
 from .module_ids import PACKAGE_PREFIX, REPOSITORY_PREFIX, find_package_dir, guess_module_type, package_name
 from .module_import import SourceConflictError, import_module_from_path
 from .module_sources import ModuleNotFoundError as SourceNotFoundError
@@ -51,22 +52,6 @@ MODULE_FAILURE_REASONS = frozenset({
     "invalid_module_metadata", "validation_failed", "unknown",
 })
 """The bounded set of ``reason_code`` values a module load failure is reported with."""
-
-
-class ModuleValidationError(Exception):
-    """A module was found but does not have the shape of an amplifier module."""
-
-    def __init__(self, message: str, *, reason_code: str = "validation_failed") -> None:
-        super().__init__(message)
-        self.reason_code = reason_code
-
-
-class ModuleDiscoveryError(ValueError):
-    """No module could be found for an id (a ValueError, as callers of the loader have always caught)."""
-
-    def __init__(self, message: str, *, reason_code: str = "missing_source") -> None:
-        super().__init__(message)
-        self.reason_code = reason_code
 
 
 def module_failure_reason(error: BaseException) -> str:
@@ -268,6 +253,9 @@ class ModuleLoader:
         # Applied to each module's config just before mount(); the app uses it to expand ${VAR} references
         # so the stored mount plan never holds secrets.
         self.prepare_config: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+        # Applied to the command line of a native (``transport = "rust"``) module before it starts; the app uses
+        # it to confine the process with the sandbox, as it confines every other process it starts.
+        self.wrap_process: Callable[[list[str]], list[str]] | None = None
         self._loaded: dict[tuple[str, str | None], tuple[MountFunction, Any]] = {}
         self._module_info: dict[str, ModuleInfo] = {}
         self._added_paths: list[str] = []
@@ -383,6 +371,14 @@ class ModuleLoader:
         earlier = self._loaded_module_paths.get(module_id)
         if earlier is not None and earlier != root:
             raise ImportError(f"Refusing to load '{module_id}' from {root}: it is already loaded from {earlier}")
+        from .module_manifest import read_manifest
+
+        manifest = read_manifest(module_id, path)
+        if manifest.transport != "python":  # a gRPC service, native executable or WASM component (polyglot/)
+            from .polyglot import mount_function
+
+            self._loaded_module_paths[module_id] = root
+            return self._remember(key, None, mount_function(manifest, lambda argv: self._wrapped(argv)))
         package_dir = find_package_dir(module_id, path)
         if package_dir is None:
             raise ModuleValidationError(
@@ -401,6 +397,9 @@ class ModuleLoader:
         self._check_structure(module_id, module, package_dir)
         self._loaded_module_paths[module_id] = root
         return self._remember(key, module, mount)
+
+    def _wrapped(self, argv: list[str]) -> list[str]:
+        return self.wrap_process(argv) if self.wrap_process is not None else argv
 
     def _import_canonical(self, module_id: str, package_dir: Path, where: str) -> ModuleType:
         """Import the package at ``package_dir`` under its real name, the object validation also sees.

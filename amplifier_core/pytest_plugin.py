@@ -87,6 +87,9 @@ def _walk_up_to_module(start: Path, *, our_layout: bool) -> Path | None:
 
 def _context_from_option(option: str) -> ModuleContext:
     path = Path(option).expanduser().resolve()
+    stand_in = _polyglot_stand_in(path) if path.exists() else None
+    if stand_in is not None:  # a gRPC, native or WASM module (amplifier.toml)
+        return ModuleContext(path, stand_in.__amplifier_module_type__)
     package = find_module_package(path) if path.exists() else None
     if package is None:
         raise pytest.UsageError(
@@ -249,9 +252,24 @@ def mock_deps(coordinator: Any) -> tuple[Any, dict[str, Any], dict[str, Any], An
             {"test_tool": MockTool("test_tool", "test result")}, EventRecorder())
 
 
+def _polyglot_stand_in(path: Path) -> Any:
+    """The stand-in package of a non-Python module directory (None for a Python one); a bad manifest is a
+    usage error naming the file and key."""
+    from amplifier_core.module_manifest import ManifestError
+    from amplifier_core.polyglot import polyglot_package
+
+    try:
+        return polyglot_package(path)
+    except ManifestError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
 def _import_module_package(package_dir: Path) -> Any:
     from amplifier_core.loader import import_package_from_path
 
+    stand_in = _polyglot_stand_in(package_dir)
+    if stand_in is not None:
+        return stand_in
     return import_package_from_path(package_dir.name, package_dir)
 
 

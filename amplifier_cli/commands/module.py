@@ -35,11 +35,12 @@ def list_modules(
 
     print_table(
         "Modules",
-        ["Module", "Type", "Resolved via", "Installed", "In profile", "Cached"],
+        ["Module", "Type", "Transport", "Resolved via", "Installed", "In profile", "Cached"],
         [
             (
                 r["module"],
                 r["type"],
+                r["transport"] or "",
                 r["origin"] or "not found",
                 "yes" if r["installed"] else "",
                 "yes" if r["in_profile"] else "",
@@ -64,7 +65,8 @@ def show(
 
         print_json(info)
         return
-    typer.echo(f"Module: {info['module']}  (type: {info['type']})")
+    transport = f", transport: {info['transport']}" if info.get("transport") else ""
+    typer.echo(f"Module: {info['module']}  (type: {info['type']}{transport})")
     typer.echo(f"Resolved via: {info['resolved_by'] or 'nothing'}  {info['source'] or ''}".rstrip())
     typer.echo(
         f"Installed package: {'yes' if info['installed'] else 'no'};"

@@ -9,10 +9,13 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
   below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, ...);
 - project profiles and bundles (``.amplifier/profiles/**``: modules and their sources, includes, ``sandbox:``);
 - sub-agent definitions (``.amplifier/agents/**``, ``.claude/agents/**``) and workspace modules
-  (``.amplifier/modules/**``);
+  (``.amplifier/modules/**``) of every transport: Python code, a native executable it starts, a WASM
+  component, or a gRPC module whose ``amplifier.toml`` endpoint is where requests go;
 - skills (``.amplifier/skills/**``, ``.claude/skills/**``: each skill folder, its scripts too) and chat commands
   (``.amplifier/commands/**``, ``.claude/commands/**``): text that tells the model what to do and run;
-- files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it.
+- files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it; and the
+  ``amplifier.toml`` of a gRPC, native or WASM module a project profile or settings ``sources:`` names by path
+  (its endpoint is where requests go), pinned with the profile or settings file.
 
 Harmless without trust: ``profile.active`` / ``profile.default`` / ``bundle.active`` naming a profile (not a path
 or URL), ``updates``, ``notify`` (a terminal bell), and in
@@ -419,26 +422,81 @@ def _settings_inputs(root: Path) -> list[ProjectInput]:
             continue
         _, gated = gated_settings(read_project_settings(path))
         if gated:
-            shows = _settings_lines(gated)
-            inputs.append(ProjectInput(f"settings '{name}'", name, tuple(shows), _with_files(root, shows, gated, [])))
+            sources = gated.get("sources")
+            notes, files = _module_manifests(root, list(sources.values()) if isinstance(sources, dict) else [])
+            shows = _settings_lines(gated) + notes
+            inputs.append(ProjectInput(f"settings '{name}'", name, tuple(shows),
+                                       _with_files(root, shows, gated, files)))
     return inputs
 
 
-def _profile_lines(path: Path) -> list[str]:
+def _module_manifests(root: Path, sources: list[Any]) -> tuple[list[str], list[Path]]:
+    """For module sources that are local directories holding an amplifier.toml (a gRPC, native or WASM module):
+    a line saying what the module does, and the manifest to pin; its endpoint is where requests go."""
+    from amplifier_core.module_manifest import MANIFEST_FILE
+
+    notes: list[str] = []
+    files: list[Path] = []
+    for source in sources:
+        if not isinstance(source, str) or "://" in source or source.startswith(("git+", "git@")):
+            continue
+        directory = Path(os.path.expanduser(source.removeprefix("file:")))
+        directory = directory if directory.is_absolute() else root / directory
+        manifest = directory / MANIFEST_FILE
+        if manifest.is_file():
+            notes.append(f"{source}: {_module_shows(directory)}")
+            files.append(manifest)
+    return notes, files
+
+
+_UNREADABLE = object()
+
+
+def _profile_data(path: Path) -> Any:
+    """A profile (or agent) file's YAML document; ``_UNREADABLE`` when it does not parse."""
     import yaml
 
     from ..errors import ConfigError
     from .yaml_document import safe_load_limited
 
+    if path.suffix not in (".yaml", ".yml", ".md"):
+        return None
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".md" and text.startswith("---"):
             text = text.split("\n---", 1)[0][3:]
-        data = safe_load_limited(text, path)
+        return safe_load_limited(text, path)
     except (OSError, UnicodeDecodeError, yaml.YAMLError, ConfigError):
+        return _UNREADABLE
+
+
+def _profile_lines(path: Path) -> list[str]:
+    data = _profile_data(path)
+    if data is _UNREADABLE:
         return ["not readable; its whole content is pinned"]
     if not isinstance(data, dict):
         return []
+    return _profile_entry_lines(data)
+
+
+def _profile_sources(data: Any) -> list[Any]:
+    """The ``source`` of every module entry of a profile document."""
+    if not isinstance(data, dict):
+        return []
+    found = []
+    for section in ("providers", "tools", "hooks", "orchestrator", "context", "agents"):
+        entries = data.get(section)
+        entries = [entries] if isinstance(entries, dict) and "module" in entries else entries
+        found += [entry.get("source") for entry in entries or [] if isinstance(entry, dict)] \
+            if isinstance(entries, list) else []
+    session = data.get("session")
+    if isinstance(session, dict):
+        found += [entry.get("source") for entry in (session.get("orchestrator"), session.get("context"))
+                  if isinstance(entry, dict)]
+    return [source for source in found if source]
+
+
+def _profile_entry_lines(data: dict[str, Any]) -> list[str]:
     lines = []
     for section in ("providers", "tools", "hooks", "orchestrator", "context", "agents"):
         entries = data.get(section)
@@ -468,16 +526,36 @@ def _directory_inputs(root: Path, relative: str, kind: str, per_file: bool) -> l
     if per_file:
         for path in _tree_files(directory):
             shows = _profile_lines(path) if path.suffix in (".yaml", ".yml", ".md") else ["file"]
+            notes, manifests = _module_manifests(root, _profile_sources(_profile_data(path)))
+            shows += notes
             inputs.append(ProjectInput(f"{kind} '{_relative(directory, path)}'", _relative(root, path), tuple(shows),
-                                       _with_files(root, shows, None, [path])))
+                                       _with_files(root, shows, None, [path, *manifests])))
         return inputs
     for child in sorted(directory.iterdir()):
         if child.name in _SKIPPED_NAMES:
             continue
         digest = _tree_digest(root, child) if child.is_dir() else _with_files(root, [], None, [child])
-        inputs.append(ProjectInput(f"{kind} '{child.name}'", _relative(root, child),
-                                   ("Python code that runs when the module is mounted",), digest))
+        inputs.append(ProjectInput(f"{kind} '{child.name}'", _relative(root, child), (_module_shows(child),),
+                                   digest))
     return inputs
+
+
+def _module_shows(directory: Path) -> str:
+    """What mounting a workspace module does, by its transport (amplifier.toml)."""
+    from amplifier_core.module_manifest import ManifestError, read_manifest
+
+    try:
+        manifest = read_manifest(directory.name, directory) if directory.is_dir() else None
+    except ManifestError as error:
+        return f"a module whose amplifier.toml cannot be used ({error.key or 'file'}); its files are pinned"
+    if manifest is None or manifest.transport == "python":
+        return "Python code that runs when the module is mounted"
+    if manifest.transport == "grpc":
+        return f"a gRPC {manifest.module_type} module: requests go to {manifest.endpoint}"
+    if manifest.transport == "rust":
+        return f"a native {manifest.module_type} module: starts the executable {manifest.crate}"
+    component = manifest.artifact.name if manifest.artifact else "?"
+    return f"a WASM {manifest.module_type or ''} module: runs the component {component}".replace("  ", " ")
 
 
 def _skill_inputs(root: Path) -> list[ProjectInput]:

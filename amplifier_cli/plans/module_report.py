@@ -3,6 +3,7 @@ installed, profile and cached modules, one row per id."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_ids import type_from_id
@@ -98,10 +99,31 @@ def module_listing(paths: AmplifierPaths | None = None, module_type: str | None 
     for module_id, data in rows.items():
         winner = next((a for a in resolver.explain(module_id, hints.get(module_id)) if a.found), None)
         data["origin"] = winner.layer if winner else None
+        data["transport"], declared = _transport(module_id, winner, settings.paths.cwd) if winner else (None, None)
+        if declared:  # what a gRPC, native or WASM module's amplifier.toml says it is
+            data["type"] = declared
     listing = sorted(rows.values(), key=lambda r: r["module"])
     if module_type:
         listing = [r for r in listing if r["type"] == module_type]
     return listing
+
+
+def _transport(module_id: str, winner: Any, cwd: Path) -> tuple[str | None, str | None]:
+    """(python, grpc, rust or wasm; the type its amplifier.toml declares) for a module found as an entry point or
+    a local directory; (None, None) for one in a git source (not fetched to be listed)."""
+    if winner.layer == "package":
+        return "python", None
+    from amplifier_core.module_manifest import ManifestError, read_manifest
+
+    location = Path(winner.detail.removeprefix("file://")).expanduser()
+    location = location if location.is_absolute() else cwd / location
+    if not location.exists():
+        return None, None
+    try:
+        manifest = read_manifest(module_id, location)
+    except ManifestError:
+        return "invalid manifest", None
+    return manifest.transport, manifest.module_type
 
 
 def workspace_module_ids(paths: AmplifierPaths) -> list[str]:
@@ -129,7 +151,8 @@ def module_details(module_id: str, paths: AmplifierPaths | None = None) -> dict[
     extra = listing.get(module_id, {})
     return {
         **info,
-        "type": type_from_id(module_id) or "unknown",
+        "type": extra.get("type") or type_from_id(module_id) or "unknown",
+        "transport": extra.get("transport"),
         "installed": extra.get("installed", False),
         "in_profile": extra.get("in_profile", False),
         "cached": extra.get("cached", []),

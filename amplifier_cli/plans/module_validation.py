@@ -38,13 +38,36 @@ def detect_type(path: Path, package_dir: Path, explicit: str | None) -> str:
         if kind not in MODULE_TYPES:
             raise UsageError.single(f"unknown module type '{explicit}'", fix=f"use one of: {', '.join(MODULE_TYPES)}")
         return kind
-    for candidate in (declared_type(package_dir), type_from_name(package_dir.name), type_from_name(path.name)):
+    for candidate in (manifest_type(path), declared_type(package_dir), type_from_name(package_dir.name),
+                      type_from_name(path.name)):
         if candidate in MODULE_TYPES:
             return candidate
     raise UsageError.single(
         f"cannot tell the module type of {path}",
         fix="pass --type provider|tool|hook|orchestrator|context, or set __amplifier_module_type__ in the package",
     )
+
+
+def manifest_type(path: Path) -> str | None:
+    """The type a gRPC, native or WASM module's amplifier.toml declares (or its component exports); None for a
+    Python module. A manifest that cannot be used is a usage error naming the file and key."""
+    from amplifier_core.module_manifest import MANIFEST_FILE, ManifestError
+
+    if not ((path / MANIFEST_FILE).is_file() or path.suffix == ".wasm" or any(path.glob("*.wasm"))):
+        return None
+    from amplifier_core.polyglot import PolyglotLoadError, polyglot_package
+
+    try:
+        stand_in = polyglot_package(path)
+    except (ManifestError, PolyglotLoadError) as error:
+        raise UsageError.single(str(error)) from None
+    if stand_in is None:
+        return None
+    kind = stand_in.__amplifier_module_type__
+    if kind not in VALIDATOR_NAMES:
+        raise UsageError.single(f"{path}: {kind} modules cannot be validated here",
+                                fix=f"validate one of: {', '.join(VALIDATOR_NAMES)}")
+    return str(kind)
 
 
 @dataclass

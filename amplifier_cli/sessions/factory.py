@@ -245,6 +245,9 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     # keys at mount; a sub-agent's request carries its parent's --sandbox (spawner.py)
     sandbox = session_sandbox(built.profile.sandbox, request.sandbox)
     coordinator.register_capability(SESSION_SANDBOX, sandbox)
+    from .native_modules import process_wrapper  # native (amplifier.toml transport = "rust") modules run confined
+
+    session.loader.wrap_process = process_wrapper(sandbox, str(located.paths.cwd))
     coordinator.register_capability(SESSION_SANDBOX_MODE, plan_sandbox_mode(built.plan, sandbox))
     from .model_roles import MatrixRoleResolver, role_resolver
 

@@ -28,6 +28,9 @@ async def mounted_provider(settings: Settings, entry: dict[str, Any], profile_na
     session = AmplifierSession(plan)
     await session.coordinator.mount("module-source-resolver", make_resolver(settings))
     session.loader.prepare_config = expand_for_mount
+    from .native_modules import process_wrapper  # a native provider is confined here too (the default sandbox)
+
+    session.loader.wrap_process = process_wrapper(None, str(settings.paths.cwd))
     try:
         await session.initialize()
         providers = session.coordinator.get("providers") or {}

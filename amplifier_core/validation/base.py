@@ -315,7 +315,10 @@ class ModuleValidator:
                 result.add(failed("module_importable", f"Failed to import module: no such file or directory: {text}"))
                 return None
             target: Path | None = None
-        elif path.is_dir():
+        elif path.is_dir() or path.suffix == ".wasm":
+            stand_in = self._polyglot_stand_in(result, path)
+            if stand_in is not None:
+                return stand_in if stand_in is not False else None
             target = find_package_dir(path)
             if target is None:
                 result.add(failed(
@@ -339,6 +342,26 @@ class ModuleValidator:
             return None
         result.ok("module_importable", f"Module loaded from {target if target is not None else module_path}")
         return module
+
+    def _polyglot_stand_in(self, result: ValidationResult, path: Path) -> Any:
+        """For a gRPC, native or WASM module (amplifier.toml): its stand-in package, after a check of its
+        manifest; False when the manifest fails; None for a Python module."""
+        from ..module_manifest import ManifestError
+        from ..polyglot import polyglot_package
+
+        try:
+            stand_in = polyglot_package(path)
+        except ManifestError as error:
+            result.add(failed("module_manifest", str(error)))
+            return False
+        except ImportError as error:
+            result.add(failed("module_manifest", f"Cannot read the module: {error}"))
+            return False
+        if stand_in is None:
+            return None
+        manifest = stand_in.amplifier_manifest
+        result.ok("module_manifest", f"{manifest.where.name}: {manifest.transport} {manifest.module_type} module")
+        return stand_in
 
     def _check_mount_exists(self, result: ValidationResult, module: Any) -> Any:
         check = check_mount_callable(module)

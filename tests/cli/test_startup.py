@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from warmstart import real_amplifier_command  # startup is about the installed command itself, never warm
 
-HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx", "opentelemetry", "acp")
+HEAVY = ("anthropic", "openai", "prompt_toolkit", "httpx", "opentelemetry", "grpc", "google", "wasmtime", "acp")
 
 PROBE = """
 import sys

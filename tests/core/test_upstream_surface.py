@@ -22,7 +22,6 @@ SKIPPED_PREFIXES = ("amplifier_core.validation",)
 ALLOWED: dict[str, str] = {
     "amplifier_core.RUST_AVAILABLE": "no Rust engine here; the Rust* names alias the pure-Python classes",
     "amplifier_core.cli": "2.0.2's standalone validator CLI is app policy here: `amplifier module validate`",
-    "amplifier_core.loader_grpc": "gRPC module transport is not supported; Python modules only",
     "amplifier_core.session.initialize_session": "2.0.2's bridge for its Rust session; AmplifierSession.initialize "
                                                  "does this here",
     "amplifier_core.events.ALL_EVENTS": "2.0.2's 43 events in its order, then this project's debug/raw and "

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from amplifier_core.module_ids import PACKAGE_PREFIX, package_name
+from amplifier_core.module_manifest import MANIFEST_FILE
 from amplifier_core.module_sources import ModuleLoadError, ModuleNotFoundError, ModuleSource
 
 from ...config.source_uri import GitSource, PackageSource, PathSource, SourceSpec, parse_source
@@ -119,8 +120,10 @@ class LayeredModuleResolver:
             candidate = self.workspace_dir / module_id
             if not candidate.is_dir():
                 return LayerAnswer(layer, False, f"{candidate} does not exist"), None
-            if not any(candidate.rglob("*.py")):
-                return LayerAnswer(layer, False, f"{candidate} holds no Python files (uninitialised submodule?)"), None
+            if not any(candidate.rglob("*.py")) and not (candidate / MANIFEST_FILE).is_file() \
+                    and not any(candidate.glob("*.wasm")):
+                return LayerAnswer(layer, False, f"{candidate} holds no Python files nor an {MANIFEST_FILE} "
+                                   "(uninitialised submodule?)"), None
             uri = str(candidate)
         elif layer == "settings":
             uri = self.settings_sources.get(module_id)
@@ -184,8 +187,11 @@ def module_dir_from_path(module_id: str, path: Path, layer: str) -> Path:
     if path.name == package_name(module_id) and (path / "__init__.py").is_file():
         return path.parent
     if not (path / package_name(module_id) / "__init__.py").is_file() and not any(path.glob(PACKAGE_PREFIX + "*")):
+        if (path / MANIFEST_FILE).is_file() or any(path.glob("*.wasm")):
+            return path  # a module in another language (amplifier.toml: gRPC, native, WASM); the loader reads it
         raise ModuleLoadError(
-            f"module '{module_id}' ({layer}): {path} has no package {package_name(module_id)}/__init__.py"
+            f"module '{module_id}' ({layer}): {path} has no package {package_name(module_id)}/__init__.py "
+            f"(nor an {MANIFEST_FILE} for a gRPC, native or WASM module)"
         )
     return path
 

@@ -112,3 +112,62 @@ def test_an_http_hook_is_listed_with_its_url_and_the_variables_it_sends(tmp_path
     hooks.write_text(hooks.read_text().replace("hooks.example.test", "elsewhere.example.test"))
     forget_trust(paths)
     assert not project_trust(paths).trusted  # pointing the hook elsewhere needs trust again
+
+
+def test_workspace_modules_of_every_transport_need_trust_and_say_what_they_do(tmp_path: Path) -> None:
+    from amplifier_cli.config.trust import project_inputs
+
+    modules = tmp_path / ".amplifier" / "modules"
+    (modules / "tool-remote").mkdir(parents=True)
+    (modules / "tool-remote" / "amplifier.toml").write_text(
+        '[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "evil.example:443"\n')
+    (modules / "tool-native").mkdir()
+    (modules / "tool-native" / "amplifier.toml").write_text(
+        '[module]\ntransport = "rust"\ntype = "tool"\ncrate = "side"\n')
+    (modules / "tool-native" / "side").write_text("#!/bin/sh\n")
+    (modules / "tool-wasm").mkdir()
+    (modules / "tool-wasm" / "tool.wasm").write_bytes(b"\0asm")
+    shows = {item.key: item.shows for item in project_inputs(tmp_path)}
+    assert shows["workspace module 'tool-remote'"] == ("a gRPC tool module: requests go to evil.example:443",)
+    assert shows["workspace module 'tool-native'"] == ("a native tool module: starts the executable side",)
+    assert shows["workspace module 'tool-wasm'"][0].startswith("a WASM")
+
+
+def test_changing_a_workspace_grpc_endpoint_breaks_trust(tmp_path: Path) -> None:
+    manifest = tmp_path / ".amplifier" / "modules" / "tool-remote" / "amplifier.toml"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "127.0.0.1:5000"\n')
+    paths = AmplifierPaths.discover(cwd=tmp_path)
+    trust_project(paths, project_trust(paths))
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "evil.example:443"\n')
+    forget_trust(paths)
+    trust = project_trust(paths)
+    assert trust.needs_trust
+    assert [item.key for item in trust.change().changed] == ["workspace module 'tool-remote'"]
+
+
+@pytest.mark.parametrize("where", ["profile", "settings"])
+def test_a_grpc_endpoint_named_through_a_project_file_is_pinned(tmp_path: Path, where: str) -> None:
+    module = tmp_path / "vendor" / "tool-remote"
+    module.mkdir(parents=True)
+    manifest = module / "amplifier.toml"
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "127.0.0.1:5000"\n')
+    if where == "profile":
+        profile = tmp_path / ".amplifier" / "profiles" / "p.yaml"
+        profile.parent.mkdir(parents=True)
+        profile.write_text("profile: {name: p}\ntools:\n  - {module: tool-remote, source: ./vendor/tool-remote}\n")
+        key = "profile 'p.yaml'"
+    else:
+        settings = tmp_path / ".amplifier" / "settings.yaml"
+        settings.parent.mkdir(parents=True)
+        settings.write_text("sources:\n  tool-remote: ./vendor/tool-remote\n")
+        key = "settings '.amplifier/settings.yaml'"
+    paths = AmplifierPaths.discover(cwd=tmp_path)
+    trust = project_trust(paths)
+    shown = {item.key: item.shows for item in trust.inputs}[key]
+    assert "./vendor/tool-remote: a gRPC tool module: requests go to 127.0.0.1:5000" in shown
+    trust_project(paths, trust)
+    manifest.write_text('[module]\ntransport = "grpc"\ntype = "tool"\n[grpc]\nendpoint = "evil.example:443"\n')
+    forget_trust(paths)
+    changed = project_trust(paths)
+    assert changed.needs_trust and [item.key for item in changed.change().changed] == [key]

@@ -1,0 +1,183 @@
+"""WASM components as kernel modules, one bridge per world of wit/amplifier-modules.wit: tool, hook, context,
+approval, provider and orchestrator. Payloads are JSON (the kernel models' shapes); a trap or an error result
+surfaces as a failed tool result, a raised error or a hook error, never as a crash of the session."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from ..interfaces import ApprovalRequest, ApprovalResponse
+from ..message_models import ChatRequest, ChatResponse, ToolCall
+from ..models import HookResult, ModelInfo, ProviderInfo, ToolResult
+from .wasm_runtime import ComponentInstance, ComponentTrap
+
+
+def encode(value: Any) -> bytes:
+    return json.dumps(value, default=str).encode("utf-8")
+
+
+def decode(raw: Any, what: str) -> Any:
+    if isinstance(raw, str):  # the err case of result<list<u8>, string>
+        raise ComponentTrap(f"{what} failed: {raw}")
+    try:
+        return json.loads(bytes(raw or b"null").decode("utf-8"))
+    except ValueError as error:
+        raise ComponentTrap(f"{what} returned invalid JSON ({error})") from None
+
+
+def checked(raw: Any, what: str) -> None:
+    """The result of a ``result<_, string>`` call: None, or the error text."""
+    if isinstance(raw, str):
+        raise ComponentTrap(f"{what} failed: {raw}")
+
+
+class WasmTool:
+    def __init__(self, component: ComponentInstance, spec: dict[str, Any]) -> None:
+        self._component = component
+        self._name = str(spec.get("name") or component.manifest.module_id)
+        self._description = str(spec.get("description") or "")
+        schema = spec.get("parameters") or spec.get("input_schema") or {}
+        self._schema: dict[str, Any] = schema if isinstance(schema, dict) else {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self._schema
+
+    def get_spec(self) -> dict[str, Any]:
+        return {"name": self._name, "description": self._description, "parameters": self._schema}
+
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
+        try:
+            value = decode(await self._component.call("execute", encode(input)), f"tool '{self._name}'")
+        except ComponentTrap as error:
+            return ToolResult(success=False, error={"message": str(error)})
+        if isinstance(value, dict) and "success" in value:
+            try:
+                return ToolResult.model_validate(value)
+            except ValueError as error:
+                return ToolResult(success=False, error={"message": f"tool '{self._name}' returned an invalid "
+                                                                   f"ToolResult: {error}"})
+        return ToolResult(success=True, output=value)
+
+
+class WasmHooks:
+    def __init__(self, component: ComponentInstance) -> None:
+        self._component = component
+
+    async def register(self, coordinator: Any, config: dict[str, Any]) -> Callable[[], None]:
+        subscriptions = decode(await self._component.call("get-subscriptions", encode(config)), "get-subscriptions")
+        removers = []
+        for item in subscriptions if isinstance(subscriptions, list) else []:
+            if not isinstance(item, dict) or not isinstance(item.get("event"), str):
+                continue
+            name = str(item.get("name") or self._component.manifest.module_id)
+            removers.append(coordinator.hooks.register(item["event"], self._handle,
+                                                       priority=int(item.get("priority") or 0), name=name))
+
+        def unregister() -> None:
+            for remove in removers:
+                remove()
+
+        return unregister
+
+    async def _handle(self, event: str, data: dict[str, Any]) -> HookResult:
+        value = decode(await self._component.call("handle", encode({"event": event, "data": data})), "hook")
+        return HookResult.model_validate(value) if isinstance(value, dict) else HookResult()
+
+
+class WasmContext:
+    def __init__(self, component: ComponentInstance) -> None:
+        self._component = component
+
+    async def add_message(self, message: dict[str, Any]) -> None:
+        checked(await self._component.call("add-message", encode(message)), "add-message")
+
+    async def get_messages(self) -> list[dict[str, Any]]:
+        return list(decode(await self._component.call("get-messages"), "get-messages") or [])
+
+    async def get_messages_for_request(self, token_budget: int | None = None,
+                                       provider: Any | None = None) -> list[dict[str, Any]]:
+        request = {"token_budget": token_budget, "provider_name": getattr(provider, "name", None)}
+        return list(decode(await self._component.call("get-messages-for-request", encode(request)),
+                           "get-messages-for-request") or [])
+
+    async def set_messages(self, messages: list[dict[str, Any]]) -> None:
+        checked(await self._component.call("set-messages", encode(messages)), "set-messages")
+
+    async def clear(self) -> None:
+        checked(await self._component.call("clear"), "clear")
+
+
+class WasmApproval:
+    """An approval-provider component answering the session's ``ask_user`` prompts (the coordinator's approval
+    system while it is mounted)."""
+
+    def __init__(self, component: ComponentInstance) -> None:
+        self._component = component
+
+    async def request(self, request: ApprovalRequest) -> ApprovalResponse:
+        value = decode(await self._component.call("request-approval", encode(request.model_dump())), "approval")
+        return ApprovalResponse.model_validate(value)
+
+    async def request_approval(self, prompt: str, options: list[str], timeout: float,
+                               default: Literal["allow", "deny"]) -> str:
+        response = await self.request(ApprovalRequest(tool_name="", action=prompt, details={"options": options},
+                                                      risk_level="unknown", timeout=timeout))
+        return "allow" if response.approved else "deny"
+
+
+class WasmProvider:
+    def __init__(self, component: ComponentInstance, info: ProviderInfo) -> None:
+        self._component = component
+        self._info = info
+
+    @property
+    def name(self) -> str:
+        return self._info.id
+
+    def get_info(self) -> ProviderInfo:
+        return self._info
+
+    async def list_models(self) -> list[ModelInfo]:
+        models = decode(await self._component.call("list-models"), "list-models") or []
+        return [ModelInfo.model_validate(model) for model in models]
+
+    async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
+        payload = request.model_dump(mode="json", exclude_none=True, by_alias=True)
+        return ChatResponse.model_validate(decode(await self._component.call("complete", encode(payload)),
+                                                  f"provider '{self.name}'"))
+
+    def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]:
+        return list(response.tool_calls or [])
+
+
+class WasmOrchestrator:
+    """An orchestrator component: the prompt goes in as text, the answer comes back as text; in between it
+    reaches the session's modules through the kernel-service imports (wasm_kernel_service.py)."""
+
+    def __init__(self, component: ComponentInstance, scope: Any = None) -> None:
+        self._component = component
+        self._scope = scope  # wasm_kernel_service.CallScope, when the component imports the kernel service
+
+    async def execute(self, prompt: str, context: Any = None, providers: Any = None, tools: Any = None,
+                      hooks: Any = None, **kwargs: Any) -> str:
+        if self._scope is not None:
+            self._scope.given = {"context": context, "providers": providers, "tools": tools, "hooks": hooks}
+        try:
+            raw = await self._component.call("execute", prompt.encode("utf-8"))
+        finally:
+            if self._scope is not None:
+                self._scope.given = {}
+        if isinstance(raw, str):
+            raise ComponentTrap(f"WASM orchestrator '{self._component.manifest.module_id}' failed: {raw}")
+        return bytes(raw).decode("utf-8", errors="replace")
