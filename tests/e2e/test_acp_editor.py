@@ -228,3 +228,32 @@ async def test_an_untrusted_project_is_told_and_trusted_only_on_yes(e2e_api, ans
                 assert client.agent_text().endswith("From the user's provider.")
                 await editor.say(session_id, "again")
                 assert len(client.permission_requests) == 1  # asked once per session
+
+
+async def test_skills_and_mcp_prompts_are_commands_too(editor_project) -> None:
+    from acp.schema import EnvVariable, McpServerStdio
+
+    project = editor_project.project
+    skill = project / ".amplifier" / "skills" / "tidy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy the imports.\n---\nSort them.\n")
+    editor_project.profile("skilled", tools=("tool-filesystem", "tool-skills", "tool-mcp"), hooks=())
+    server = editor_project.server
+    server.add(Turn(text="Tidied."), when_last_user_contains="tidy")
+    server.add(Turn(text="Reviewed."), when_last_user_contains="carefully")
+    command = stdio_command()
+    spec = McpServerStdio(name="tester", command=command[0], args=command[1:],
+                          env=[EnvVariable(name=k, value=v) for k, v in stdio_server_env().items()])
+    async with editor_project.acp("-P", "skilled") as editor:
+        await editor.conn.initialize(protocol_version=1)
+        session_id = (await editor.conn.new_session(cwd=str(project), mcp_servers=[spec])).session_id
+        listed = await editor.client.wait_for("available_commands_update")
+        names = {command.name: command for command in listed.available_commands}
+        assert "tidy" in names and names["mcp__tester__review"].input.root.hint == "topic"
+        await editor.say(session_id, "/tidy the imports")
+        await editor.say(session_id, "/mcp__tester__review the parser")
+        answer = await editor.say(session_id, "/mcp__tester__review")  # a required argument is missing
+        assert answer.stop_reason == "end_turn" and "needs topic" in editor.client.agent_text()
+    asked = [request.last_user_text for request in _messages(server)]
+    assert asked == ["Load the skill 'tidy' with load_skill and follow it for: the imports.",
+                     "Please review the parser carefully."]
