@@ -157,3 +157,14 @@ async def test_closing_stdin_ends_the_process_with_the_session_saved(editor_proj
         assert await asyncio.wait_for(process.wait(), 30) == 0
     shown = editor_project.run("session", "show", session_id[:8])
     assert "keep this" in shown.stdout and "Saved." in shown.stdout
+
+
+async def test_a_broken_profile_is_an_error_naming_it_and_the_agent_keeps_serving(editor_project) -> None:
+    editor_project.server.add(Turn(text="Fine here."))
+    async with editor_project.acp("-P", "no-such-profile") as editor:
+        await editor.conn.initialize(protocol_version=1)
+        with pytest.raises(acp.RequestError) as failed:
+            await editor.conn.new_session(cwd=str(editor_project.project), mcp_servers=[])
+        assert "no-such-profile" in str(failed.value)
+        listed = await editor.conn.list_sessions(cwd=str(editor_project.project))
+        assert listed.sessions == []  # nothing half-made was kept
