@@ -13,21 +13,13 @@ import argparse
 import json
 import os
 import select
-import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def amplifier_command() -> list[str]:
-    script = Path(sys.executable).with_name("amplifier")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("amplifier")
-    return [found] if found else [sys.executable, "-m", "amplifier_cli"]
+from startup import amplifier_command  # bench/ is on sys.path when a script here runs
 
 
 def _read_answer(process: subprocess.Popen[bytes], request_id: int, deadline: float) -> dict:
