@@ -10,15 +10,12 @@ import asyncio
 import io
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from amplifier_support.capability_names import EDITOR_FILES, MCP_CLIENT_SERVERS, UI_OUTPUT
 
 from .permission import EditorApproval
 from .session import AcpSession
-
-if TYPE_CHECKING:
-    from .agent import AmplifierAgent
 
 _NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -82,7 +79,7 @@ def _with_tool_mcp(built: Any) -> None:
         tools.append({"module": "tool-mcp", "config": {"read_config_files": False}})
 
 
-def _editor_files(agent: AmplifierAgent, holder: dict[str, str]) -> dict[str, Any]:
+def _editor_files(agent: Any, holder: dict[str, str]) -> dict[str, Any]:
     """The `editor.files` capability: only the halves the editor offered."""
     files: dict[str, Any] = {}
 
@@ -100,9 +97,9 @@ def _editor_files(agent: AmplifierAgent, holder: dict[str, str]) -> dict[str, An
     return files
 
 
-async def open_acp_session(agent: AmplifierAgent, cwd: str, servers: list[Any] | None,
+async def open_acp_session(agent: Any, cwd: str, servers: list[Any] | None,
                            resume_id: str | None) -> AcpSession:
-    from .agent import ParamsProblem
+    from .handshake import ParamsProblem
 
     directory = Path(cwd)
     if not directory.is_absolute() or not directory.is_dir():
@@ -141,7 +138,7 @@ def _bind(live: Any, session: AcpSession) -> None:
     session.told.extend(live.warnings)
 
 
-async def _open_live(agent: AmplifierAgent, directory: Path, specs: dict[str, Any], resume_id: str | None, *,
+async def _open_live(agent: Any, directory: Path, specs: dict[str, Any], resume_id: str | None, *,
                      session_id: str | None = None) -> Any:
     from ...config.paths import AmplifierPaths
     from ...config.settings import load_settings
@@ -157,7 +154,7 @@ async def _open_live(agent: AmplifierAgent, directory: Path, specs: dict[str, An
         request.plan_overlay = _with_tool_mcp
     holder = {"id": resume_id or session_id or ""}
     approval: Any = EditorApproval() if options.approval == "ask" else approval_for(
-        options.approval, interactive=False)  # type: ignore[arg-type]
+        options.approval, interactive=False)
     live = await open_session(request, paths=paths, settings=load_settings(paths), approval_system=approval,
                               display_system=EditorDisplay(), capabilities={
                                   UI_OUTPUT: {"stream": _Nowhere(), "show_answer_text": False, "mode": "oneshot",
