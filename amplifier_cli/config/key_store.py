@@ -1,7 +1,8 @@
 """The user's key store: `keys.env` (0600) in the user config dir, `NAME="value"` lines as upstream's
 `~/.amplifier/keys.env`. `provider use` / `init` save a key here when the user asks, and settings name it as
 `${NAME}`; sessions load it into the environment for names the environment does not already set. Keys are
-never written into settings files (and never into a project's)."""
+never written into settings files (and never into a project's). MCP servers' OAuth tokens are kept here too
+(mcp_oauth_store.py), under names that are never loaded into the environment."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .paths import AmplifierPaths
 
 KEY_STORE_NAME = "keys.env"
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+PRIVATE_PREFIX = "AMPLIFIER_MCP_OAUTH_"  # records kept here that are not environment variables (OAuth tokens)
 HEADER = "# API keys saved by `amplifier provider use` / `amplifier init` (this file is readable only by you).\n"
 
 
@@ -43,7 +45,7 @@ def load_key_store(paths: AmplifierPaths) -> list[str]:
     """Put stored keys into os.environ where the name is unset; returns the names loaded."""
     loaded = []
     for name, value in read_key_store(paths).items():
-        if value and not os.environ.get(name):
+        if value and not os.environ.get(name) and not name.startswith(PRIVATE_PREFIX):
             os.environ[name] = value
             loaded.append(name)
     return loaded
@@ -53,6 +55,19 @@ def save_key(paths: AmplifierPaths, name: str, value: str) -> Path:
     """Write (or replace) one key, the file created 0600 before any byte of a key is in it."""
     keys = read_key_store(paths)
     keys[name] = value.strip()
+    return _write_keys(paths, keys)
+
+
+def delete_keys(paths: AmplifierPaths, names: list[str]) -> int:
+    """Remove the named keys; returns how many were there."""
+    keys = read_key_store(paths)
+    gone = [name for name in names if name in keys]
+    if gone:
+        _write_keys(paths, {name: value for name, value in keys.items() if name not in gone})
+    return len(gone)
+
+
+def _write_keys(paths: AmplifierPaths, keys: dict[str, str]) -> Path:
     path = key_store_path(paths)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{KEY_STORE_NAME}.{os.getpid()}.tmp")

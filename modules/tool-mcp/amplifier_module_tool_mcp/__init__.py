@@ -17,7 +17,9 @@ from pydantic import Field, model_validator
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_support.capability_names import (
     APP_USER_CONFIG_DIR,
+    APPROVAL_INTERACTIVE,
     MCP_GET_PROMPT,
+    MCP_OAUTH_STORE,
     MCP_PROMPTS,
     MCP_SERVERS,
     MCP_STATUS,
@@ -28,6 +30,7 @@ from amplifier_support.capability_names import (
 )
 
 from .connection import ConnectionSettings
+from .oauth import LoginSettings
 from .server_set import ServerSet
 from .server_specs import CONFIG_FILE_VARIABLE, merged_servers, server_files
 from .tools import McpTool, ReadResourceTool
@@ -87,6 +90,13 @@ def _warner(coordinator: Any) -> Any:
     return lambda message: display.show_message(message, "warning", source=MODULE_ID)
 
 
+def _informer(coordinator: Any) -> Any:
+    display = getattr(coordinator, "display_system", None)
+    if display is None:
+        return lambda message: logger.warning("%s", message)
+    return lambda message: display.show_message(message, "info", source=MODULE_ID)
+
+
 def _path(value: Any) -> Path | None:
     return Path(value).expanduser() if value else None
 
@@ -130,6 +140,10 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         guard_processes=settings.guard_processes,
         warn=_warner(coordinator),
         verbose=_verbose(settings),
+        oauth_store=_capability(coordinator, MCP_OAUTH_STORE),
+        # a login opens the browser only where a person answers; a headless run fails the server with a hint
+        login=LoginSettings(interactive=_capability(coordinator, APPROVAL_INTERACTIVE) is True,
+                            show=_informer(coordinator)),
     ))
     coordinator.register_capability(MCP_STATUS, server_set.status)
     coordinator.register_capability(MCP_PROMPTS, server_set.prompts)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from .env_refs import UnsetVariable, expand
+from .oauth import LoginSettings, OAuthStore, ServerLogin, StoredCredentials, login_hint
 from .server_specs import ServerDefinition
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,27 @@ class ConnectionSettings:
     guard_processes: bool = True
     verbose: bool = False  # stdio servers' stderr to the terminal instead of the log file
     warn: Callable[[str], None] = field(default=lambda message: logger.warning("%s", message))
+    oauth_store: OAuthStore | None = None  # the app's key store (capability mcp.oauth_store); None: kept in memory
+    login: LoginSettings = field(default_factory=lambda: LoginSettings(interactive=False, show=logger.info))
+
+
+class MemoryOAuthStore:
+    """Tokens for this process only, when the app gives no key store (a module used on its own)."""
+
+    def __init__(self) -> None:
+        self.records: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def load(self, server: str, url: str) -> dict[str, Any] | None:
+        return self.records.get((server, url))
+
+    def save(self, server: str, url: str, record: dict[str, Any]) -> None:
+        self.records[(server, url)] = dict(record)
+
+    def forget(self, server: str, url: str | None = None) -> int:
+        gone = [key for key in self.records if key[0] == server and url in (None, key[1])]
+        for key in gone:
+            del self.records[key]
+        return len(gone)
 
 
 def leaf_error(error: BaseException) -> BaseException:
@@ -74,6 +96,7 @@ class ServerConnection:
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._errlog: IO[str] | None = None
+        self._login: ServerLogin | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     @property
@@ -95,7 +118,7 @@ class ServerConnection:
             self._runner = asyncio.create_task(self._run(ready), name=f"mcp-server-{self.name}")
             timeout = self.definition.spec.startup_timeout or self.settings.startup_timeout
             try:
-                await asyncio.wait_for(asyncio.shield(ready), timeout)
+                await self._wait_ready(ready, timeout)
             except TimeoutError:
                 await self._stop_runner()
                 return self._failed(f"did not answer within {timeout:g}s")
@@ -109,6 +132,29 @@ class ServerConnection:
             self.state = "connected"
             return True
 
+    async def _wait_ready(self, ready: asyncio.Future[None], timeout: float) -> None:
+        """The startup timeout counts while the server works, not while a person logs in in the browser
+        (the login has its own limit)."""
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), timeout)
+                return
+            except TimeoutError:
+                if self._login is None or not self._login.waiting_for_person:
+                    raise
+
+    def auth_state(self) -> str | None:
+        """``logged in`` (an OAuth token is kept for it), ``login needed`` (it asked for a login nobody could
+        give), else None: no OAuth, or none needed so far."""
+        spec = self.definition.spec
+        if spec.oauth_options is None:
+            return None
+        if self._login is not None and self._login.login_refused:
+            return "login needed"
+        store = self.settings.oauth_store
+        record = store.load(self.name, self._login.url if self._login else spec.url or "") if store else None
+        return "logged in" if record and record.get("tokens") else None
+
     async def close(self) -> None:
         async with self._lock:
             await self._stop_runner()
@@ -119,6 +165,8 @@ class ServerConnection:
         return False
 
     def _reason(self, error: BaseException) -> str:
+        if self._login is not None and self._login.login_refused:
+            return login_hint(self.name).split(": ", 1)[1]  # "run `amplifier mcp login NAME` ..."
         reason = describe_error(error)
         last = self._last_log_line()
         if last and last not in reason:
@@ -207,15 +255,36 @@ class ServerConnection:
             headers = expand(spec.headers, environ)
         except UnsetVariable as error:
             raise ServerUnavailable(str(error)) from None
+        auth = self._oauth(url)
         if kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(url, headers=headers or None)
+            return sse_client(url, headers=headers or None, auth=auth)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0))
+        client = httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0), auth=auth)
         return _owning(client, streamable_http_client(url, http_client=client))
+
+    def _oauth(self, url: str) -> Any:
+        """The SDK's OAuth provider for this server (it acts only on a 401), or None where none applies."""
+        options = self.definition.spec.oauth_options
+        if options is None:
+            self._login = None
+            return None
+        if self.settings.oauth_store is None:
+            self.settings.oauth_store = MemoryOAuthStore()
+        configured = None
+        if options.client_id:
+            secret = expand(options.client_secret, self.settings.environ) if options.client_secret else None
+            configured = {"client_id": expand(options.client_id, self.settings.environ), "client_secret": secret,
+                          "token_endpoint_auth_method": "client_secret_post" if secret else "none"}
+        credentials = StoredCredentials(self.settings.oauth_store, self.name, url, configured)
+        self._login = ServerLogin(self.name, url, credentials, self.settings.login, scope=options.scope,
+                                  callback_port=options.callback_port)
+        if configured is not None:
+            configured["redirect_uris"] = [self._login.redirect_uri]
+        return self._login.auth()
 
     def _stdio_transport(self, environ: Mapping[str, str]) -> contextlib.AbstractAsyncContextManager[Any]:
         from mcp import StdioServerParameters, stdio_client

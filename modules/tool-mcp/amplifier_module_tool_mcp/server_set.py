@@ -42,6 +42,7 @@ class ServerSet:
                 "prompts": len(c.prompts) if c.state in ("connected", "crashed") else 0,
                 "resources": c.has_resources,
                 "error": c.error,
+                "auth": c.auth_state(),
                 "origin": c.definition.origin,
                 "log": str(c.log_path) if c.log_path else None,
                 "tool_names": [t.name for t in c.tools],
