@@ -160,6 +160,8 @@ def command_prompt(prompt: str) -> str:
     name, arguments = parts
     paths = AmplifierPaths.discover()
     commands = load_commands(paths)
+    if name not in commands and name.lower().startswith("mcp__"):
+        return prompt  # an MCP prompt: served once the session is open (sessions/mcp_prompt_input)
     if name not in commands:
         raise UsageError.single(f"/{name} is not a command here", fix=unknown_command_fix(paths, commands))
     sys.stderr.write(f"(command /{name} from {commands[name].path})\n")
@@ -192,6 +194,9 @@ async def _run_one_shot(request: SessionRequest, options: OneShotOptions, out: T
     try:
         for warning in live.warnings:
             sys.stderr.write(f"warning: {warning}\n")
+        from ..sessions.mcp_prompt_input import prepare_run_prompt  # /mcp__server__prompt, @server:uri
+
+        options.prompt, options.images = await prepare_run_prompt(live, options.prompt, options.images)
         if fmt == "text":
             provider = live.provider_name or "?"
             sys.stderr.write(

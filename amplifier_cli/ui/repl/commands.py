@@ -102,9 +102,7 @@ async def _mcp(repl: Any, argument: str) -> bool:
 
 async def _mcp_prompt(repl: Any, name: str, argument: str) -> bool:
     """`/mcp__<server>__<prompt> ARGS`: the server's prompt, filled in, sent as the next message. ARGS are
-    `key=value` pairs or values in the order the prompt declares its arguments."""
-    import shlex
-
+    `key=value` pairs or values in the order the prompt declares its arguments (sessions/mcp_prompt_input)."""
     live = await repl.session()
     if live is None:
         return True
@@ -112,31 +110,12 @@ async def _mcp_prompt(repl: Any, name: str, argument: str) -> bool:
     if prompt is None:
         say(f"Unknown command {name}. /mcp lists the MCP prompts of this session.", "warning")
         return True
-    declared = [a["name"] for a in prompt["arguments"]]
+    from ...sessions.mcp_prompt_input import PromptArgumentsProblem, fill_prompt_arguments
+
     try:
-        words = shlex.split(argument)
-    except ValueError as error:
-        say(f"Could not read the arguments: {error}", "error")
-        return True
-    values: dict[str, str] = {}
-    positional: list[str] = []
-    for word in words:
-        key, found, value = word.partition("=")
-        if found and key in declared:
-            values[key] = value
-        else:
-            positional.append(word)
-    open_names = [d for d in declared if d not in values]
-    usage = f"{name} " + " ".join(f"{d}=…" for d in declared)
-    if len(open_names) == 1 and positional:
-        positional = [" ".join(positional)]  # one argument left: the rest of the line is its value
-    if len(positional) > len(open_names):
-        say(f"Too many values for {name}: {usage}", "error")
-        return True
-    values.update(zip(open_names, positional, strict=False))
-    missing = [a["name"] for a in prompt["arguments"] if a["required"] and a["name"] not in values]
-    if missing:
-        say(f"{name} needs {', '.join(missing)}: {usage}", "error")
+        values = fill_prompt_arguments(name.lstrip("/"), prompt, argument)
+    except PromptArgumentsProblem as problem:
+        say(str(problem)[0].upper() + str(problem)[1:], "error")
         return True
     try:
         text = await live.mcp_prompt_text(prompt["server"], prompt["name"], values)

@@ -21,6 +21,8 @@ from amplifier_support.capability_names import (
     MCP_GET_PROMPT,
     MCP_OAUTH_STORE,
     MCP_PROMPTS,
+    MCP_READ_RESOURCE,
+    MCP_RESOURCES,
     MCP_SERVERS,
     MCP_STATUS,
     SESSION_DIR,
@@ -148,6 +150,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     coordinator.register_capability(MCP_STATUS, server_set.status)
     coordinator.register_capability(MCP_PROMPTS, server_set.prompts)
     coordinator.register_capability(MCP_GET_PROMPT, server_set.get_prompt)
+    coordinator.register_capability(MCP_RESOURCES, server_set.resources)
+    coordinator.register_capability(MCP_READ_RESOURCE, server_set.read_resource)
     coordinator.register_capability(MCP_SERVERS, server_set)
     if not definitions:
         return None

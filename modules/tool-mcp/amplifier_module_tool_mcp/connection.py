@@ -91,6 +91,8 @@ class ServerConnection:
         self.tools: list[Any] = []  # mcp_types.Tool
         self.prompts: list[Any] = []  # mcp_types.Prompt
         self.has_resources = False
+        self.resources: list[Any] = []  # mcp_types.Resource, listed at connect (for @server:uri completion)
+        self.resource_templates: list[Any] = []  # mcp_types.ResourceTemplate
         self._session: Any = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -332,6 +334,16 @@ class ServerConnection:
             await all_pages(session.list_prompts, "prompts") if capabilities and capabilities.prompts else []
         )
         self.has_resources = bool(capabilities and capabilities.resources)
+        if self.has_resources:
+            await self._list_resources(session)
+
+    async def _list_resources(self, session: Any) -> None:
+        """What `@server:uri` completes to; a server whose listing fails still serves its tools."""
+        try:
+            self.resources = await all_pages(session.list_resources, "resources")
+            self.resource_templates = await all_pages(session.list_resource_templates, "resource_templates")
+        except Exception as error:
+            logger.debug("MCP server %s: listing resources failed: %s", self.name, describe_error(error))
 
     async def session(self) -> Any:
         """The live session, reconnecting first when the server crashed since the last call."""

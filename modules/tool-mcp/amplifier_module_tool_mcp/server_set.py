@@ -69,6 +69,41 @@ class ServerSet:
                 })
         return found
 
+    def resources(self) -> list[dict[str, Any]]:
+        """Resources and resource templates of connected servers, as listed when they connected: for
+        ``@server:uri`` mentions. A template's ``uri`` holds its ``{placeholders}``."""
+        found: list[dict[str, Any]] = []
+        for connection in self.connections.values():
+            if connection.state != "connected":
+                continue
+            for resource in connection.resources:
+                found.append({"server": connection.name, "uri": str(resource.uri), "name": resource.name,
+                              "description": resource.description or "", "mime_type": resource.mime_type,
+                              "template": False})
+            for template in connection.resource_templates:
+                found.append({"server": connection.name, "uri": template.uri_template, "name": template.name,
+                              "description": template.description or "", "mime_type": template.mime_type,
+                              "template": True})
+        return found
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """One resource as ``{"text": str, "images": [ImageBlock dicts]}``: text contents as they are, images a
+        model can take as image blocks, other binary contents as a one-line note."""
+        from .results import resource_contents_parts
+
+        connection = self.connections.get(server)
+        if connection is None:
+            raise ServerUnavailable(f"no MCP server named '{server}'")
+        result = await connection.request("read_resource", uri)
+        texts: list[str] = []
+        images: list[dict[str, Any]] = []
+        for contents in result.contents:
+            text, image = resource_contents_parts(contents)
+            texts.append(text)
+            if image is not None:
+                images.append(image)
+        return {"text": "\n\n".join(texts), "images": images}
+
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> str:
         """The prompt's messages as one text, ready to send as the user's message."""
         from .results import content_text

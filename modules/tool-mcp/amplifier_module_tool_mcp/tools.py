@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -71,9 +72,9 @@ class ReadResourceTool:
 
     name = READ_RESOURCE_TOOL
     description = (
-        "List or read resources offered by the connected MCP servers. Without `uri`, lists resources "
-        "(of `server`, or of every server). With `uri`, reads that resource (give `server` when several "
-        "servers are connected)."
+        "List or read resources offered by the connected MCP servers. Without `uri`, lists resources and "
+        "resource templates (of `server`, or of every server). With `uri`, reads that resource (give `server` when "
+        "several servers are connected); for a template, fill in its {placeholders} to make the uri."
     )
     input_schema: dict[str, Any] = {
         "type": "object",
@@ -124,6 +125,9 @@ class ReadResourceTool:
         return ToolResult(success=True, output=cut(text, self._max_result_chars))
 
     async def _list(self, candidates: list[ServerConnection]) -> ToolResult:
+        """Resources, then templates (``uri_template`` with ``{placeholders}``: read one by filling them in)."""
+        from mcp import MCPError
+
         listing: list[dict[str, Any]] = []
         for connection in candidates:
             for resource in await all_pages(partial(connection.request, "list_resources"), "resources"):
@@ -133,5 +137,13 @@ class ReadResourceTool:
                 if resource.mime_type:
                     entry["mime_type"] = resource.mime_type
                 listing.append(entry)
+            with contextlib.suppress(MCPError):  # a server without templates may answer the listing with an error
+                templates = await all_pages(partial(connection.request, "list_resource_templates"),
+                                            "resource_templates")
+                for template in templates:
+                    entry = {"server": connection.name, "uri_template": template.uri_template, "name": template.name}
+                    if template.description:
+                        entry["description"] = template.description
+                    listing.append(entry)
         text = json.dumps(listing, ensure_ascii=False, indent=1) if listing else "no resources"
         return ToolResult(success=True, output=cut(text, self._max_result_chars))

@@ -81,4 +81,9 @@ def build_server() -> MCPServer:
     def readme() -> str:
         return README_TEXT
 
+    @server.resource("test://greeting/{name}", name="greeting", description="A greeting for someone",
+                     mime_type="text/plain")
+    def greeting(name: str) -> str:
+        return f"Hello, {name}, from a resource template."
+
     return server

@@ -61,3 +61,24 @@ def test_ctrl_c_cancels_the_mcp_request_on_the_server(spawn_chat, fake_api, mcp_
     chat.exchange("check", "server-confirms-cancel")
     assert chat.exit() == 0
     assert fake_api.requests[-1].last_tool_result_text == "cancelled"
+
+
+def test_a_resource_mention_attaches_it_and_completes_with_tab(spawn_chat, fake_api, mcp_chat) -> None:
+    from mcptestserver import README_TEXT
+
+    fake_api.add(Turn(text="read-both"), when_last_user_contains="Hello, ada, from a resource template.")
+    chat = spawn_chat()
+    chat.ready()
+    chat.child.send("@web:test://gr\t")  # Tab completes the template's URI
+    chat.expect("greeting/{name}")
+    chat.child.sendcontrol("c")  # clear the line
+    chat.send_line("compare @web:test://readme with @web:test://greeting/ada please")
+    chat.expect("attached web:test://readme")
+    chat.expect("read-both")
+    chat.prompt()
+    sent = fake_api.requests[-1].user_texts[-1]
+    assert sent.startswith("compare @web:test://readme with @web:test://greeting/ada please\n\n")
+    assert f'<resource server="web" uri="test://readme">\n{README_TEXT}\n</resource>' in sent
+    chat.exchange("what of @web:test://nothing-here", "could not read it")
+    assert len(fake_api.requests) == 1  # the failed mention was not sent
+    assert chat.exit() == 0
