@@ -15,7 +15,7 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -46,6 +46,9 @@ class ConnectionSettings:
     warn: Callable[[str], None] = field(default=lambda message: logger.warning("%s", message))
     oauth_store: OAuthStore | None = None  # the app's key store (capability mcp.oauth_store); None: kept in memory
     login: LoginSettings = field(default_factory=lambda: LoginSettings(interactive=False, show=logger.info))
+    # asks the person a server's elicitation form: (server, message, JSON schema) -> answers, or None (declined);
+    # None: nobody can answer, every elicitation is declined
+    elicit: Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None
 
 
 class MemoryOAuthStore:
@@ -99,6 +102,7 @@ class ServerConnection:
         self._lock = asyncio.Lock()
         self._errlog: IO[str] | None = None
         self._login: ServerLogin | None = None
+        self.changed: set[str] = set()  # lists the server said changed (tools, prompts, resources), re-read lazily
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     @property
@@ -233,7 +237,8 @@ class ServerConnection:
                 read, write = await attempt.enter_async_context(self._transport(kind))
                 session = await attempt.enter_async_context(
                     ClientSession(read, write, read_timeout_seconds=self.settings.request_timeout,
-                                  client_info=Implementation(name=CLIENT_NAME, version="0.1.0"))
+                                  client_info=Implementation(name=CLIENT_NAME, version="0.1.0"),
+                                  message_handler=self._on_message, elicitation_callback=self._elicit)
                 )
                 await session.initialize()
             except BaseException as error:
@@ -344,6 +349,53 @@ class ServerConnection:
             self.resource_templates = await all_pages(session.list_resource_templates, "resource_templates")
         except Exception as error:
             logger.debug("MCP server %s: listing resources failed: %s", self.name, describe_error(error))
+
+    async def _on_message(self, message: Any) -> None:
+        """A server's notification that a list changed: re-read it before the next model request."""
+        import mcp_types
+
+        kinds = {mcp_types.ToolListChangedNotification: "tools", mcp_types.PromptListChangedNotification: "prompts",
+                 mcp_types.ResourceListChangedNotification: "resources"}
+        notification = getattr(message, "root", message)
+        for kind, name in kinds.items():
+            if isinstance(notification, kind):
+                self.changed.add(name)
+
+    async def refresh_changed(self) -> set[str]:
+        """Re-list what the server said changed; returns those kinds (empty when nothing changed)."""
+        changed, self.changed = self.changed, set()
+        if not changed or self.state != "connected" or self._session is None:
+            return set()
+        session = self._session
+        try:
+            if "tools" in changed:
+                self.tools = await all_pages(session.list_tools, "tools")
+            if "prompts" in changed:
+                self.prompts = await all_pages(session.list_prompts, "prompts")
+            if "resources" in changed:
+                await self._list_resources(session)
+        except Exception as error:
+            self.settings.warn(f"MCP server '{self.name}' said its {', '.join(sorted(changed))} changed, but "
+                               f"listing them failed: {describe_error(error)}")
+            return set()
+        return changed
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """The server asks the user something: a form goes to the app's form asker; with nobody to ask (or a
+        URL elicitation, which this client does not open), the answer is a decline."""
+        from mcp_types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if self.settings.elicit is None or getattr(params, "mode", "form") != "form" or schema is None:
+            return ElicitResult(action="decline")
+        try:
+            answers = await self.settings.elicit(self.name, params.message, dict(schema))
+        except Exception as error:  # the asker failed: the server gets a cancel, the session goes on
+            logger.debug("MCP server %s: elicitation failed: %s", self.name, describe_error(error))
+            return ElicitResult(action="cancel")
+        if answers is None:
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content=answers)
 
     async def session(self) -> Any:
         """The live session, reconnecting first when the server crashed since the last call."""

@@ -27,6 +27,14 @@ class ServerSet:
                 where = f"; its stderr is in {log}" if log and log.is_file() and log.stat().st_size else ""
                 self.settings.warn(f"MCP server '{connection.name}' failed to start: {reason}{where}")
 
+    async def refresh_changed(self) -> bool:
+        """Re-read the lists servers said changed (``notifications/*/list_changed``); True when any did."""
+        pending = [c for c in self.connections.values() if c.changed]
+        if not pending:
+            return False
+        results = await asyncio.gather(*(c.refresh_changed() for c in pending))
+        return any(results)
+
     async def close_all(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
 

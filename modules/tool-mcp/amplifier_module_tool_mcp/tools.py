@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -41,8 +42,10 @@ def _error(message: str) -> ToolResult:
 class McpTool:
     """A server tool as a kernel tool; the input schema is the server's own JSON Schema."""
 
-    def __init__(self, connection: ServerConnection, tool: Any, max_result_chars: int) -> None:
+    def __init__(self, connection: ServerConnection, tool: Any, max_result_chars: int,
+                 report_progress: Callable[[str, str], None] | None = None) -> None:
         self._connection = connection
+        self._report_progress = report_progress
         self._tool_name = tool.name
         self.name = kernel_tool_name(connection.name, tool.name)
         title = getattr(tool, "title", None)
@@ -58,13 +61,22 @@ class McpTool:
         from mcp import MCPError
 
         try:
-            result = await self._connection.request("call_tool", self._tool_name, dict(input or {}))
+            result = await self._connection.request("call_tool", self._tool_name, dict(input or {}),
+                                                    progress_callback=self._progress)
         except ServerUnavailable as error:
             return _error(str(error))
         except MCPError as error:  # an error answer (unknown tool, bad arguments, timeout)
             return _error(f"MCP server '{self._connection.name}' answered {self._tool_name} with an error: "
                           f"{error.message}")
         return call_result_to_tool_result(result, self._max_result_chars)
+
+
+    async def _progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """The server's progress notifications, shown on the app's working indicator."""
+        if self._report_progress is None:
+            return
+        text = message or (f"{progress:g}/{total:g}" if total else f"{progress:g}")
+        self._report_progress(self.name, text)
 
 
 class ReadResourceTool:

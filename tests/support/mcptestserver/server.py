@@ -6,13 +6,18 @@ import base64
 import os
 
 import anyio
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
+from pydantic import BaseModel
 
 from . import README_TEXT
 
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
+
+
+class NameForm(BaseModel):
+    name: str
 
 
 def build_server() -> MCPServer:
@@ -72,6 +77,28 @@ def build_server() -> MCPServer:
     @server.tool(description="End the server process at once.")
     def crash() -> str:
         os._exit(3)
+
+    @server.tool(description="Add a tool called `name` (it echoes with its name) and tell the client.")
+    async def grow(name: str, ctx: Context) -> str:
+        def grown(text: str) -> str:
+            return f"{name}: {text}"
+
+        server.add_tool(grown, name=name, description=f"Added at runtime as {name}.")
+        await ctx.request_context.session.send_tool_list_changed()
+        return f"added {name}"
+
+    @server.tool(description="Report progress `count` times, then answer.")
+    async def steps(count: int, ctx: Context) -> str:
+        for step in range(1, count + 1):
+            await ctx.report_progress(step, count, f"step {step} of {count}")
+        return f"{count} steps done"
+
+    @server.tool(description="Ask the user for their name (elicitation).")
+    async def ask_name(ctx: Context) -> str:
+        answer = await ctx.elicit("What is your name?", NameForm)
+        if answer.action == "accept":
+            return f"hello {answer.data.name}"
+        return f"no name ({answer.action})"
 
     @server.prompt(description="Ask for a review of a topic.")
     def review(topic: str) -> str:
