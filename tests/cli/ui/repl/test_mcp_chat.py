@@ -82,3 +82,61 @@ def test_a_resource_mention_attaches_it_and_completes_with_tab(spawn_chat, fake_
     chat.exchange("what of @web:test://nothing-here", "could not read it")
     assert len(fake_api.requests) == 1  # the failed mention was not sent
     assert chat.exit() == 0
+
+
+@pytest.fixture
+def local_mcp_chat(chat_project: Path) -> Path:
+    """The test server over stdio, this chat's own process: `grow` may change its tools."""
+    from mcptestserver import stdio_command
+    from mcptestserver.fixtures import stdio_server_env
+    from testkit.trust import trust_project_now
+
+    profile_path = chat_project / ".amplifier" / "profiles" / "chat-test.yaml"
+    profile = yaml.safe_load(profile_path.read_text(encoding="utf-8"))
+    profile["tools"].append({"module": "tool-mcp"})
+    for hook in profile["hooks"]:
+        if hook["module"] == "hooks-approval":
+            hook["config"]["rules"].append({"tool": "mcp__local__*", "action": "allow"})
+    profile_path.write_text(yaml.safe_dump(profile), encoding="utf-8")
+    command = stdio_command()
+    servers = {"mcpServers": {"local": {"command": command[0], "args": command[1:], "env": stdio_server_env()}}}
+    (chat_project / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    trust_project_now(chat_project)
+    return chat_project
+
+
+def test_a_tool_the_server_adds_mid_session_is_offered_in_the_next_request(spawn_chat, fake_api,
+                                                                          local_mcp_chat) -> None:
+    fake_api.add(Turn(tool_calls=[ToolCall("mcp__local__grow", {"name": "fresh"})]), when_last_user_contains="grow")
+    fake_api.add(Turn(tool_calls=[ToolCall("mcp__local__fresh", {"text": "x"})]),
+                 when_last_tool_result_contains="added fresh")
+    fake_api.add(Turn(text="fresh-answered"), when_last_tool_result_contains="fresh: x")
+    chat = spawn_chat()
+    chat.ready()
+    chat.exchange("grow a tool", "fresh-answered")
+    assert "mcp__local__fresh" not in fake_api.requests[0].tool_names
+    assert "mcp__local__fresh" in fake_api.requests[1].tool_names  # tools/list_changed, read before this request
+    chat.exchange("/tools", "mcp__local__fresh")
+    assert chat.exit() == 0
+
+
+def test_an_elicitation_is_a_form_in_the_chat(spawn_chat, fake_api, local_mcp_chat) -> None:
+    fake_api.add(Turn(tool_calls=[ToolCall("mcp__local__ask_name", {})]), when_last_user_contains="ask me")
+    fake_api.add(Turn(text="greeted"), when_last_tool_result_contains="hello Ada")
+    fake_api.add(Turn(tool_calls=[ToolCall("mcp__local__ask_name", {})]), when_last_user_contains="ask me again")
+    fake_api.add(Turn(text="not-greeted"), when_last_tool_result_contains="no name (decline)")
+    chat = spawn_chat()
+    chat.ready()
+    chat.send_line("ask me")
+    chat.expect("MCP server 'local' asks")
+    chat.expect("What is your name?")
+    chat.expect("Name:")
+    chat.send_line("Ada")
+    chat.expect("greeted")
+    chat.prompt()
+    chat.send_line("ask me again")
+    chat.expect("Name:")
+    chat.child.sendcontrol("d")  # declines the form
+    chat.expect("not-greeted")
+    chat.prompt()
+    assert chat.exit() == 0
