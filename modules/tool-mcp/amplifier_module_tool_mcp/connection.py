@@ -244,7 +244,8 @@ class ServerConnection:
             except BaseException as error:
                 with contextlib.suppress(BaseException):
                     await attempt.aclose()
-                if not isinstance(error, Exception) or index == len(kinds) - 1:
+                refused = self._login is not None and self._login.login_refused  # SSE would ask the same
+                if not isinstance(error, Exception) or index == len(kinds) - 1 or refused:
                     raise
                 continue
             outer.push_async_callback(attempt.aclose)

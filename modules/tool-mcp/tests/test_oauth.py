@@ -26,7 +26,8 @@ class Shown:
         self.messages.append((level, message))
 
 
-async def _mount(url: str, store: MemoryOAuthStore, tmp_path: Path, *, interactive: bool) -> tuple[Any, Shown]:
+async def _mount(url: str, store: MemoryOAuthStore, tmp_path: Path, *, interactive: bool,
+                 spec: dict[str, Any] | None = None) -> tuple[Any, Shown]:
     from amplifier_module_tool_mcp import mount
 
     shown = Shown()
@@ -36,7 +37,8 @@ async def _mount(url: str, store: MemoryOAuthStore, tmp_path: Path, *, interacti
     coordinator.register_capability("session.working_dir", str(tmp_path))
     coordinator.register_capability("mcp.oauth_store", store)
     coordinator.register_capability("approval.interactive", interactive)
-    await mount(coordinator, {"read_config_files": False, "servers": {"secure": {"type": "http", "url": url}}})
+    server = spec if spec is not None else {"type": "http", "url": url}
+    await mount(coordinator, {"read_config_files": False, "servers": {"secure": server}})
     return coordinator, shown
 
 
@@ -92,12 +94,14 @@ async def test_a_stored_token_about_to_end_is_refreshed_without_the_browser(
     assert refreshed is not None and refreshed["tokens"]["access_token"] != old_token
 
 
+@pytest.mark.parametrize("spec", [None, {}], ids=["http", "url-alone"])  # a bare url tries SSE too: same answer
 async def test_nobody_to_log_in_fails_the_server_with_how_to_log_in(
         mcp_oauth_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        caplog: pytest.LogCaptureFixture) -> None:
+        caplog: pytest.LogCaptureFixture, spec: dict[str, Any] | None) -> None:
     monkeypatch.setenv("BROWSER", "false")
     store = MemoryOAuthStore()
-    coordinator, shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=False)
+    server = None if spec is None else {"url": mcp_oauth_server}
+    coordinator, shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=False, spec=server)
     try:
         row = coordinator.get_capability("mcp.status")()[0]
         assert row["state"] == "failed" and row["auth"] == "login needed"

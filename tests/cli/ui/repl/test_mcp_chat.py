@@ -140,3 +140,34 @@ def test_an_elicitation_is_a_form_in_the_chat(spawn_chat, fake_api, local_mcp_ch
     chat.expect("not-greeted")
     chat.prompt()
     assert chat.exit() == 0
+
+
+def test_first_use_of_a_server_behind_oauth_logs_in_through_the_browser(spawn_chat, fake_api, chat_project,
+                                                                        mcp_oauth_server: str, amplifier_home,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcptestserver.fixtures import browser_command
+    from testkit.trust import trust_project_now
+
+    profile_path = chat_project / ".amplifier" / "profiles" / "chat-test.yaml"
+    profile = yaml.safe_load(profile_path.read_text(encoding="utf-8"))
+    profile["tools"].append({"module": "tool-mcp"})
+    for hook in profile["hooks"]:
+        if hook["module"] == "hooks-approval":
+            hook["config"]["rules"].append({"tool": "mcp__secure__*", "action": "allow"})
+    profile_path.write_text(yaml.safe_dump(profile), encoding="utf-8")
+    (chat_project / ".mcp.json").write_text(json.dumps({"mcpServers": {"secure": {"url": mcp_oauth_server}}}))
+    trust_project_now(chat_project)
+    monkeypatch.setenv("BROWSER", browser_command())
+    fake_api.add(Turn(tool_calls=[ToolCall("mcp__secure__echo", {"text": "past the login"})]),
+                 when_last_user_contains="echo")
+    fake_api.add(Turn(text="logged-in-answer"), when_last_tool_result_contains="echo: past the login")
+    chat = spawn_chat()
+    chat.expect("MCP server 'secure' needs you to log in")
+    chat.ready()
+    chat.exchange("echo it", "logged-in-answer")
+    chat.send_line("/mcp")
+    chat.expect("secure: connected")
+    chat.expect("logged in")
+    chat.prompt()
+    assert chat.exit() == 0
+    assert "AMPLIFIER_MCP_OAUTH_" in (amplifier_home / "config" / "keys.env").read_text()
