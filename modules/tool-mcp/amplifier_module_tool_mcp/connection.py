@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from .env_refs import UnsetVariable, expand
-from .oauth import LoginSettings, OAuthStore, ServerLogin, StoredCredentials, login_hint
+from .oauth import LoginSettings, OAuthStore, ServerLogin, StoredCredentials
 from .server_specs import ServerDefinition
 
 logger = logging.getLogger(__name__)
@@ -171,8 +171,8 @@ class ServerConnection:
         return False
 
     def _reason(self, error: BaseException) -> str:
-        if self._login is not None and self._login.login_refused:
-            return login_hint(self.name).split(": ", 1)[1]  # "run `amplifier mcp login NAME` ..."
+        if self._login is not None and self._login.failure:
+            return self._login.failure
         reason = describe_error(error)
         last = self._last_log_line()
         if last and last not in reason:

@@ -40,15 +40,15 @@ class LoginRequired(Exception):
     """The server wants a login and nobody is here to do it."""
 
 
-def _not_a_login_refusal(record: logging.LogRecord) -> bool:
-    """The SDK logs every failed flow with its traceback; a refused login is already one line of ours."""
-    return not (record.exc_info and isinstance(record.exc_info[1], LoginRequired))
+def _not_a_flow_traceback(record: logging.LogRecord) -> bool:
+    """The SDK logs every failed OAuth flow with its traceback; the server's failure line says why already."""
+    return not (record.exc_info and record.name == "mcp.client.auth.oauth2")
 
 
-def _quiet_sdk_on_refusals() -> None:
+def _quiet_sdk_tracebacks() -> None:
     sdk_logger = logging.getLogger("mcp.client.auth.oauth2")
-    if _not_a_login_refusal not in sdk_logger.filters:
-        sdk_logger.addFilter(_not_a_login_refusal)
+    if _not_a_flow_traceback not in sdk_logger.filters:
+        sdk_logger.addFilter(_not_a_flow_traceback)
 
 
 @dataclass
@@ -208,8 +208,9 @@ class ServerLogin:
         self.settings = settings
         self.scope = scope
         self.waiting_for_person = False
-        self.login_refused = False
-        _quiet_sdk_on_refusals()
+        self.login_refused = False  # nobody could log in here
+        self.failure: str | None = None  # why the login did not complete, for the server's failure line
+        _quiet_sdk_tracebacks()
         # The redirect URI is part of the client's registration: keep its port while it can be listened on. A
         # refresh never uses it, so only a session that can log in registers again when the port is taken.
         port = callback_port or credentials.stored_redirect_port()
@@ -249,7 +250,8 @@ class ServerLogin:
     async def _open_browser(self, authorize_url: str) -> None:
         if not self.settings.interactive:
             self.login_refused = True
-            raise LoginRequired(login_hint(self.server))
+            self.failure = login_hint(self.server).split(": ", 1)[1]  # "run `amplifier mcp login NAME` ..."
+            raise LoginRequired(self.failure)
         self.waiting_for_person = True
         await self._listener.start()
         self.settings.show(f"MCP server '{self.server}' needs you to log in; opening your browser at:\n"
@@ -266,12 +268,14 @@ class ServerLogin:
         try:
             query = await self._listener.wait(LOGIN_TIMEOUT)
         except TimeoutError:
-            raise LoginRequired(f"MCP server '{self.server}': no answer from the browser within "
-                                f"{LOGIN_TIMEOUT:g}s; run `amplifier mcp login {self.server}` to try again") from None
+            self.failure = (f"the login got no answer from the browser within {LOGIN_TIMEOUT:g}s; run "
+                            f"`amplifier mcp login {self.server}` to try again")
+            raise LoginRequired(self.failure) from None
         finally:
             await self._listener.close()
             self.waiting_for_person = False
         if "error" in query:
             detail = query.get("error_description") or query["error"]
-            raise LoginRequired(f"MCP server '{self.server}': the login was refused ({detail})")
+            self.failure = f"the authorization server refused the login ({detail})"
+            raise LoginRequired(self.failure)
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))

@@ -114,3 +114,18 @@ async def test_nobody_to_log_in_fails_the_server_with_how_to_log_in(
     record = store.load("secure", mcp_oauth_server) or {}
     assert "tokens" not in record  # the client registration may be kept for the login; no token was made
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # the warning line is all
+
+
+async def test_a_login_the_user_refuses_fails_the_server_saying_so(
+        mcp_oauth_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BROWSER", browser_command())
+    monkeypatch.setenv("FAKE_BROWSER_DENY", "1")
+    store = MemoryOAuthStore()
+    coordinator, shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=True)
+    try:
+        assert coordinator.get_capability("mcp.status")()[0]["state"] == "failed"
+        warnings = [message for level, message in shown.messages if level == "warning"]
+        assert warnings == ["MCP server 'secure' failed to start: the authorization server refused the login "
+                            "(access_denied)"]
+    finally:
+        await coordinator.cleanup()
