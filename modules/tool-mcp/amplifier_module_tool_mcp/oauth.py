@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import socket
 import time
@@ -197,6 +198,43 @@ class CallbackListener:
             self._server = None
 
 
+@functools.cache
+def _provider_class() -> type:
+    """The SDK's provider with two fixes: a loaded token's expiry is known (the SDK takes any loaded token as
+    valid for ever), and a token the server refuses before it expires is refreshed before a new login is asked
+    for (the SDK goes straight to the browser). Made on first use: the SDK is imported only when needed."""
+    from mcp.client.auth import OAuthClientProvider
+
+    class RefreshingProvider(OAuthClientProvider):  # type: ignore[misc]
+        stored_expiry: float | None = None
+
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            if self.stored_expiry is not None:  # one that ends within the margin is refreshed first
+                self.context.token_expiry_time = self.stored_expiry - REFRESH_MARGIN
+
+        async def _auth_flow(self, request: Any) -> Any:
+            inner = super()._auth_flow(request)
+            outgoing = await inner.__anext__()
+            refreshed = False
+            while True:
+                response = yield outgoing
+                if (outgoing is request and response.status_code == 401 and not refreshed
+                        and self.context.can_refresh_token()):
+                    refreshed = False
+                    await inner.aclose()  # leaves the SDK's lock; its next flow refreshes, then retries
+                    self.context.token_expiry_time = 1.0  # long past (0 would read as "no expiry")
+                    inner = super()._auth_flow(request)
+                    outgoing = await inner.__anext__()
+                    continue
+                try:
+                    outgoing = await inner.asend(response)
+                except StopAsyncIteration:
+                    return
+
+    return RefreshingProvider
+
+
 class ServerLogin:
     """One server's OAuth: builds the SDK's provider (an ``httpx2.Auth``) and does the browser part of a login."""
 
@@ -225,7 +263,6 @@ class ServerLogin:
         return self._listener.redirect_uri
 
     def auth(self) -> Any:
-        from mcp.client.auth import OAuthClientProvider
         from mcp.shared.auth import OAuthClientMetadata
 
         metadata = OAuthClientMetadata(
@@ -235,17 +272,10 @@ class ServerLogin:
             scope=self.scope,
         )
         credentials = self.credentials
-
-        class _Provider(OAuthClientProvider):
-            async def _initialize(self) -> None:
-                await super()._initialize()
-                # The SDK takes a loaded token as valid for ever; a token that ends soon is refreshed first.
-                expires_at = credentials.expires_at
-                if expires_at is not None:
-                    self.context.token_expiry_time = expires_at - REFRESH_MARGIN
-
-        return _Provider(self.url, metadata, credentials, redirect_handler=self._open_browser,
-                         callback_handler=self._take_code)
+        provider = _provider_class()(self.url, metadata, credentials, redirect_handler=self._open_browser,
+                                     callback_handler=self._take_code)
+        provider.stored_expiry = credentials.expires_at
+        return provider
 
     async def _open_browser(self, authorize_url: str) -> None:
         if not self.settings.interactive:

@@ -4,8 +4,10 @@ there), a stored token that is about to end is refreshed, and nobody-to-ask fail
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +131,20 @@ async def test_a_login_the_user_refuses_fails_the_server_saying_so(
                             "(access_denied)"]
     finally:
         await coordinator.cleanup()
+
+
+async def test_a_token_the_server_refuses_before_it_expires_is_refreshed_not_logged_in_again(
+        mcp_oauth_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BROWSER", browser_command())
+    store = MemoryOAuthStore()
+    first, _shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=True)
+    await first.cleanup()
+    revoke = urllib.request.Request(mcp_oauth_server.removesuffix("/mcp") + "/test/revoke-access", method="POST")
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    assert (await asyncio.to_thread(lambda: opener.open(revoke, timeout=10).read())) == b"revoked"
+    monkeypatch.setenv("BROWSER", "false")
+    second, _shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=False)  # nobody to log in
+    try:
+        assert await _grants(second) == {"registrations": 1, "authorization_code": 1, "refresh_token": 1}
+    finally:
+        await second.cleanup()

@@ -3,8 +3,9 @@ registration, authorize, token) and its protected-resource metadata, with an in-
 every authorization at once (the "user" always says yes), so a browser stand-in that follows the authorize
 redirect lands on the client's loopback callback.
 
-Tools: ``echo(text)`` and ``grants()`` (how many authorization-code and refresh-token grants were made, and how
-many registrations), so a test can tell a refresh from a new login.
+Tools: ``echo(text)``, ``grants()`` (how many authorization-code and refresh-token grants were made, and how
+many registrations), so a test can tell a refresh from a new login. ``POST /test/revoke-access`` ends every access
+token before its time (refresh tokens stay).
 """
 
 from __future__ import annotations
@@ -110,6 +111,14 @@ def build_oauth_server(base_url: str, token_lifetime: int) -> MCPServer:
     @server.tool(description="Echo the text back.")
     def echo(text: str) -> str:
         return f"echo: {text}"
+
+    @server.custom_route("/test/revoke-access", methods=["POST"])
+    async def revoke_access(request: Any) -> Any:
+        """Forget every access token (refresh tokens stay), as a server that revoked them early."""
+        from starlette.responses import PlainTextResponse
+
+        provider.access.clear()
+        return PlainTextResponse("revoked")
 
     @server.tool(description="How many registrations and grants the authorization server made.")
     def grants() -> dict[str, int]:
