@@ -205,7 +205,7 @@ def _provider_class() -> type:
     for (the SDK goes straight to the browser). Made on first use: the SDK is imported only when needed."""
     from mcp.client.auth import OAuthClientProvider
 
-    class RefreshingProvider(OAuthClientProvider):  # type: ignore[misc]
+    class RefreshingProvider(OAuthClientProvider):
         stored_expiry: float | None = None
 
         async def _initialize(self) -> None:
@@ -221,7 +221,7 @@ def _provider_class() -> type:
                 response = yield outgoing
                 if (outgoing is request and response.status_code == 401 and not refreshed
                         and self.context.can_refresh_token()):
-                    refreshed = False
+                    refreshed = True  # once: a server that refuses the fresh token too gets the SDK's own flow
                     await inner.aclose()  # leaves the SDK's lock; its next flow refreshes, then retries
                     self.context.token_expiry_time = 1.0  # long past (0 would read as "no expiry")
                     inner = super()._auth_flow(request)
@@ -266,7 +266,7 @@ class ServerLogin:
         from mcp.shared.auth import OAuthClientMetadata
 
         metadata = OAuthClientMetadata(
-            client_name="amplifier", redirect_uris=[self._listener.redirect_uri],  # type: ignore[list-item]
+            client_name="amplifier", redirect_uris=[self._listener.redirect_uri],
             grant_types=["authorization_code", "refresh_token"], response_types=["code"],
             token_endpoint_auth_method="none" if self.credentials.configured_client is None else None,
             scope=self.scope,
