@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .paths import AmplifierPaths
@@ -51,20 +53,41 @@ def load_key_store(paths: AmplifierPaths) -> list[str]:
     return loaded
 
 
+@contextmanager
+def _exclusive(paths: AmplifierPaths) -> Iterator[None]:
+    """One writer at a time across processes (sessions refreshing MCP tokens side by side), where the OS has
+    advisory locks; elsewhere writes are still atomic, only a concurrent update may be lost."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    lock = key_store_path(paths).with_name(f".{KEY_STORE_NAME}.lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
 def save_key(paths: AmplifierPaths, name: str, value: str) -> Path:
     """Write (or replace) one key, the file created 0600 before any byte of a key is in it."""
-    keys = read_key_store(paths)
-    keys[name] = value.strip()
-    return _write_keys(paths, keys)
+    with _exclusive(paths):
+        keys = read_key_store(paths)
+        keys[name] = value.strip()
+        return _write_keys(paths, keys)
 
 
 def delete_keys(paths: AmplifierPaths, names: list[str]) -> int:
     """Remove the named keys; returns how many were there."""
-    keys = read_key_store(paths)
-    gone = [name for name in names if name in keys]
-    if gone:
-        _write_keys(paths, {name: value for name, value in keys.items() if name not in gone})
-    return len(gone)
+    with _exclusive(paths):
+        keys = read_key_store(paths)
+        gone = [name for name in names if name in keys]
+        if gone:
+            _write_keys(paths, {name: value for name, value in keys.items() if name not in gone})
+        return len(gone)
 
 
 def _write_keys(paths: AmplifierPaths, keys: dict[str, str]) -> Path:
