@@ -88,6 +88,10 @@ class StoredCredentials:
         value = self.record.get("expires_at")
         return float(value) if isinstance(value, (int, float)) else None
 
+    def reload(self) -> None:
+        """Read the record again: another session (a sub-agent, a second chat) may have refreshed the token."""
+        self.record = dict(self.store.load(self.server, self.url) or {})
+
     def _save(self) -> None:
         self.store.save(self.server, self.url, {"server": self.server, "url": self.url, **self.record})
 
@@ -200,33 +204,61 @@ class CallbackListener:
 
 @functools.cache
 def _provider_class() -> type:
-    """The SDK's provider with two fixes: a loaded token's expiry is known (the SDK takes any loaded token as
-    valid for ever), and a token the server refuses before it expires is refreshed before a new login is asked
-    for (the SDK goes straight to the browser). Made on first use: the SDK is imported only when needed."""
+    """The SDK's provider with three fixes: a loaded token's expiry is known (the SDK takes any loaded token as
+    valid for ever); a token the server refuses before it expires is refreshed before a new login is asked for
+    (the SDK goes straight to the browser); and a token another session refreshed meanwhile is taken from the
+    store instead of refreshing again with a spent refresh token. Made on first use: the SDK is imported only
+    when needed."""
     from mcp.client.auth import OAuthClientProvider
 
     class RefreshingProvider(OAuthClientProvider):
-        stored_expiry: float | None = None
+        credentials: StoredCredentials | None = None
+
+        def _expiry(self, expires_at: float | None) -> float | None:
+            return expires_at - REFRESH_MARGIN if expires_at is not None else None
 
         async def _initialize(self) -> None:
             await super()._initialize()
-            if self.stored_expiry is not None:  # one that ends within the margin is refreshed first
-                self.context.token_expiry_time = self.stored_expiry - REFRESH_MARGIN
+            if self.credentials is not None:  # one that ends within the margin is refreshed first
+                self.context.token_expiry_time = self._expiry(self.credentials.expires_at)
+
+        async def _adopt_newer_token(self) -> bool:
+            """Take the kept token when another session refreshed it since we loaded ours: refreshing again
+            would spend a refresh token the server has already replaced."""
+            from mcp.shared.auth import OAuthToken
+
+            if self.credentials is None:
+                return False
+            self.credentials.reload()
+            kept = self.credentials.record.get("tokens") or {}
+            current = self.context.current_tokens
+            if not kept.get("access_token") or (current is not None and kept["access_token"] == current.access_token):
+                return False
+            expiry = self._expiry(self.credentials.expires_at)
+            if expiry is not None and expiry < time.time():
+                return False
+            self.context.current_tokens = OAuthToken.model_validate(kept)
+            self.context.token_expiry_time = expiry
+            return True
 
         async def _auth_flow(self, request: Any) -> Any:
+            if self._initialized and not self.context.is_token_valid():
+                await self._adopt_newer_token()
             inner = super()._auth_flow(request)
             outgoing = await inner.__anext__()
-            refreshed = False
+            retried = False
             while True:
                 response = yield outgoing
-                if (outgoing is request and response.status_code == 401 and not refreshed
-                        and self.context.can_refresh_token()):
-                    refreshed = True  # once: a server that refuses the fresh token too gets the SDK's own flow
-                    await inner.aclose()  # leaves the SDK's lock; its next flow refreshes, then retries
-                    self.context.token_expiry_time = 1.0  # long past (0 would read as "no expiry")
-                    inner = super()._auth_flow(request)
-                    outgoing = await inner.__anext__()
-                    continue
+                if outgoing is request and response.status_code == 401 and not retried:
+                    adopted = await self._adopt_newer_token()
+                    if adopted or self.context.can_refresh_token():
+                        retried = True  # once: a server that refuses this token too gets the SDK's own flow
+                        await inner.aclose()  # leaves the SDK's lock; its next flow refreshes (or uses the
+                        if not adopted:  # adopted token), then sends the request again
+                            self.context.token_expiry_time = 1.0  # long past (0 would read as "no expiry")
+                        inner = super()._auth_flow(request)
+                        outgoing = await inner.__anext__()
+                        continue
                 try:
                     outgoing = await inner.asend(response)
                 except StopAsyncIteration:
@@ -274,7 +306,7 @@ class ServerLogin:
         credentials = self.credentials
         provider = _provider_class()(self.url, metadata, credentials, redirect_handler=self._open_browser,
                                      callback_handler=self._take_code)
-        provider.stored_expiry = credentials.expires_at
+        provider.credentials = credentials
         return provider
 
     async def _open_browser(self, authorize_url: str) -> None:

@@ -44,6 +44,13 @@ async def _mount(url: str, store: MemoryOAuthStore, tmp_path: Path, *, interacti
     return coordinator, shown
 
 
+async def _revoke_access_tokens(url: str) -> None:
+    """The server ends every access token early (its refresh tokens stay)."""
+    revoke = urllib.request.Request(url.removesuffix("/mcp") + "/test/revoke-access", method="POST")
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    assert (await asyncio.to_thread(lambda: opener.open(revoke, timeout=10).read())) == b"revoked"
+
+
 async def _grants(coordinator: Any) -> dict[str, int]:
     result = await coordinator.get("tools")["mcp__secure__grants"].execute({})
     return json.loads(result.output)
@@ -139,12 +146,27 @@ async def test_a_token_the_server_refuses_before_it_expires_is_refreshed_not_log
     store = MemoryOAuthStore()
     first, _shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=True)
     await first.cleanup()
-    revoke = urllib.request.Request(mcp_oauth_server.removesuffix("/mcp") + "/test/revoke-access", method="POST")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    assert (await asyncio.to_thread(lambda: opener.open(revoke, timeout=10).read())) == b"revoked"
+    await _revoke_access_tokens(mcp_oauth_server)
     monkeypatch.setenv("BROWSER", "false")
     second, _shown = await _mount(mcp_oauth_server, store, tmp_path, interactive=False)  # nobody to log in
     try:
         assert await _grants(second) == {"registrations": 1, "authorization_code": 1, "refresh_token": 1}
     finally:
+        await second.cleanup()
+
+
+async def test_a_token_another_session_refreshed_is_taken_from_the_store(
+        mcp_oauth_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BROWSER", browser_command())
+    store = MemoryOAuthStore()  # shared, as the key store is by a chat and its sub-agent
+    first, _shown = await _mount(mcp_oauth_server, store, tmp_path / "a", interactive=True)
+    monkeypatch.setenv("BROWSER", "false")
+    second, _shown = await _mount(mcp_oauth_server, store, tmp_path / "b", interactive=False)
+    try:
+        await _revoke_access_tokens(mcp_oauth_server)
+        assert (await first.get("tools")["mcp__secure__echo"].execute({"text": "a"})).output == "echo: a"  # refreshes
+        assert (await second.get("tools")["mcp__secure__echo"].execute({"text": "b"})).output == "echo: b"
+        assert await _grants(second) == {"registrations": 1, "authorization_code": 1, "refresh_token": 1}
+    finally:
+        await first.cleanup()
         await second.cleanup()
