@@ -205,7 +205,8 @@ def test(
         if result.log_text.strip():
             typer.echo("Its stderr:\n" + result.log_text.rstrip(), err=True)
         raise typer.Exit(1)
-    typer.echo(f"MCP server '{name}' connected ({result.transport}): {len(result.tools)} tool(s)"
+    how = result.transport + (f", {result.auth}" if result.auth else "")
+    typer.echo(f"MCP server '{name}' connected ({how}): {len(result.tools)} tool(s)"
                + (f", {result.prompts} prompt(s)" if result.prompts else ""))
     for tool in result.tools:
         typer.echo(f"  mcp__{name}__{tool}")

@@ -57,6 +57,9 @@ def test_login_run_refresh_and_logout(e2e_api, mcp_oauth_server: str) -> None:
     assert record["server"] == "secure" and record["url"] == mcp_oauth_server
     listing = e2e_api.run("mcp", "list")
     assert "logged in" in listing.stdout
+    tested = e2e_api.run("mcp", "test", "secure", env={"BROWSER": "false"})  # with the kept token
+    assert tested.returncode == 0, tested.stderr
+    assert "MCP server 'secure' connected (http, logged in): 2 tool(s)" in tested.stdout
 
     _echo_script(e2e_api.server)
     run = e2e_api.run("run", "-P", "mcp", "--approval", "allow", "echo it")  # headless: uses the kept token
