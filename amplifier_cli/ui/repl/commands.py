@@ -26,7 +26,8 @@ async def _help(repl: Any, argument: str) -> bool:
             shown = f"/{name}" + (f" {command.argument_hint}" if command.argument_hint else "")
             say_parts(("info", f"  {shown:<16}"), (None, command.description), ("dim", f"  ({command.origin})"))
     say("Input: Enter sends · Alt-Enter / Ctrl-J new line · Ctrl-R searches history · @path attaches a file · "
-        "!cmd runs a shell command (output not sent) · Ctrl-C stops a turn (twice: at once) · Ctrl-D exits", "dim")
+        "@server:uri an MCP resource · !cmd runs a shell command (output not sent) · "
+        "Ctrl-C stops a turn (twice: at once) · Ctrl-D exits", "dim")
     return True
 
 
