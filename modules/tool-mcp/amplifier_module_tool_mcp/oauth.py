@@ -38,7 +38,7 @@ class OAuthStore(Protocol):
 
 
 class LoginRequired(Exception):
-    """The server wants a login and nobody is here to do it."""
+    """The server wants a login that cannot happen (nobody to answer, refused, no answer from the browser)."""
 
 
 def _not_a_flow_traceback(record: logging.LogRecord) -> bool:
@@ -58,11 +58,11 @@ class LoginSettings:
 
     interactive: bool
     show: Callable[[str], None]
-    open_browser: bool = True
 
 
 def login_hint(server: str) -> str:
-    return f"MCP server '{server}' needs a login: run `amplifier mcp login {server}` (or use it once in the chat)"
+    """What a headless run says about a server that wants a login."""
+    return f"run `amplifier mcp login {server}` (or use it once in the chat)"
 
 
 @dataclass
@@ -312,17 +312,16 @@ class ServerLogin:
     async def _open_browser(self, authorize_url: str) -> None:
         if not self.settings.interactive:
             self.login_refused = True
-            self.failure = login_hint(self.server).split(": ", 1)[1]  # "run `amplifier mcp login NAME` ..."
+            self.failure = login_hint(self.server)
             raise LoginRequired(self.failure)
         self.waiting_for_person = True
         await self._listener.start()
         self.settings.show(f"MCP server '{self.server}' needs you to log in; opening your browser at:\n"
                            f"  {authorize_url}\n(open it yourself if no browser comes up)")
-        if self.settings.open_browser:
-            import webbrowser
+        import webbrowser
 
-            with contextlib.suppress(Exception):  # no browser is fine: the URL is on screen
-                await asyncio.to_thread(webbrowser.open, authorize_url)
+        with contextlib.suppress(Exception):  # no browser is fine: the URL is on screen
+            await asyncio.to_thread(webbrowser.open, authorize_url)  # in a thread: $BROWSER may block
 
     async def _take_code(self) -> Any:
         from mcp.client.auth import AuthorizationCodeResult
