@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
-app = typer.Typer(help="MCP servers: list, add, remove, get and test them.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from ..config.mcp_servers import McpServerEntry
+    from ..config.paths import AmplifierPaths
+
+app = typer.Typer(help="MCP servers: list, add, remove, get, test, login and logout.", no_args_is_help=True)
 
 GLOBAL_HELP = "All projects: the user's mcp.json (the default for add)."
 PROJECT_HELP = "This project, amplifier only: .amplifier/mcp.json."
@@ -48,8 +54,8 @@ def list_servers(json_output: bool = typer.Option(False, "--json", help="Print J
     table = [(r["name"], r["transport"], r["target"],
               r["scope"] + ("" if r["active"] else " (overridden)") + (" (disabled)" if r["disabled"] else "")
               + ("" if r["trusted"] else " (project not trusted: not started)"),
-              r["file"]) for r in rows]
-    print_table("MCP servers", ["Name", "Transport", "Command / URL", "Scope", "File"], table,
+              r["auth"], r["file"]) for r in rows]
+    print_table("MCP servers", ["Name", "Transport", "Command / URL", "Scope", "Auth", "File"], table,
                 empty="No MCP servers. Add one with 'amplifier mcp add NAME -- COMMAND ARGS...' or "
                       "'amplifier mcp add NAME URL'.")
 
@@ -121,18 +127,11 @@ def get(
     typer.echo(json.dumps(row["spec"], indent=2, ensure_ascii=False))
 
 
-@app.command("test")
-def test(
-    name: str = typer.Argument(..., help="Server name."),
-    timeout: float = typer.Option(30.0, "--timeout", help="Seconds to wait for the server."),
-) -> None:
-    """Connect to server NAME as a session would and list its tools; exit 1 when it does not connect."""
-    import asyncio
-
+def _startable(name: str) -> tuple[AmplifierPaths, McpServerEntry]:
+    """The paths and the entry of server NAME, refusing a project's server while the project is untrusted."""
     from ..config.mcp_servers import find_server
     from ..config.paths import AmplifierPaths
     from ..config.trust import project_trusted
-    from ..sessions.mcp_probe import probe_server
 
     paths = AmplifierPaths.discover()
     entry = find_server(paths, name)
@@ -141,14 +140,73 @@ def test(
 
         raise UsageError.single(f"MCP server '{name}' is the project's ({entry.file}) and you have not trusted the "
                                 "project, so it is not started", fix="review what the project ships with "
-                                "`amplifier trust`, then test it again")
+                                "`amplifier trust`, then try again")
+    return paths, entry
+
+
+@app.command("login")
+def login(
+    name: str = typer.Argument(..., help="Server name (an HTTP server behind OAuth)."),
+    timeout: float = typer.Option(30.0, "--timeout", help="Seconds the server may take to answer (the login in "
+                                                          "the browser has its own 5 minutes)."),
+) -> None:
+    """Log in to server NAME now: the browser opens the server's login page and the token is kept in the key store
+    (forgets any token it had first)."""
+    import asyncio
+
+    from ..config.mcp_oauth_store import McpOAuthStore
+    from ..sessions.mcp_probe import probe_server
+
+    paths, entry = _startable(name)
+    if entry.transport == "stdio":
+        from ..errors import UsageError
+
+        raise UsageError.single(f"MCP server '{name}' is a stdio server; only HTTP servers log in",
+                                fix="give it its keys in its `env` instead")
+    McpOAuthStore(paths).forget(name)
+    result = asyncio.run(probe_server(paths, entry, timeout, login=True))
+    if result.state != "connected":
+        typer.echo(f"MCP server '{name}' did not connect: {result.error}", err=True)
+        raise typer.Exit(1)
+    if result.auth != "logged in":
+        typer.echo(f"MCP server '{name}' connected without a login ({result.auth or 'no OAuth'}): nothing to keep")
+        return
+    typer.echo(f"Logged in to MCP server '{name}'; its token is kept in your key store "
+               "(`amplifier mcp logout " + name + "` forgets it)")
+
+
+@app.command("logout")
+def logout(name: str = typer.Argument(..., help="Server name.")) -> None:
+    """Forget the OAuth tokens (and client registration) kept for server NAME."""
+    from ..config.mcp_oauth_store import McpOAuthStore
+    from ..config.paths import AmplifierPaths
+
+    forgotten = McpOAuthStore(AmplifierPaths.discover()).forget(name)
+    if not forgotten:
+        typer.echo(f"No login kept for MCP server '{name}'.")
+        return
+    typer.echo(f"Logged out of MCP server '{name}': its token is gone from your key store.")
+
+
+@app.command("test")
+def test(
+    name: str = typer.Argument(..., help="Server name."),
+    timeout: float = typer.Option(30.0, "--timeout", help="Seconds to wait for the server."),
+) -> None:
+    """Connect to server NAME as a session would and list its tools; exit 1 when it does not connect."""
+    import asyncio
+
+    from ..sessions.mcp_probe import probe_server
+
+    paths, entry = _startable(name)
     result = asyncio.run(probe_server(paths, entry, timeout))
     if result.state != "connected":
         typer.echo(f"MCP server '{name}' did not connect: {result.error}", err=True)
         if result.log_text.strip():
             typer.echo("Its stderr:\n" + result.log_text.rstrip(), err=True)
         raise typer.Exit(1)
-    typer.echo(f"MCP server '{name}' connected ({result.transport}): {len(result.tools)} tool(s)"
+    how = result.transport + (f", {result.auth}" if result.auth else "")
+    typer.echo(f"MCP server '{name}' connected ({how}): {len(result.tools)} tool(s)"
                + (f", {result.prompts} prompt(s)" if result.prompts else ""))
     for tool in result.tools:
         typer.echo(f"  mcp__{name}__{tool}")

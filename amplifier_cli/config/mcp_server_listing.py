@@ -20,7 +20,37 @@ def _row(entry: McpServerEntry, paths: AmplifierPaths) -> dict[str, Any]:
     trusted = entry.scope not in ("project", "shared") or project_trusted(paths)
     return {"name": entry.name, "scope": entry.scope, "file": str(entry.file), "transport": entry.transport,
             "target": entry.target, "disabled": bool(entry.spec.get("disabled")), "active": entry.active,
-            "trusted": trusted, "spec": entry.spec}
+            "trusted": trusted, "auth": auth_state(entry, paths), "spec": entry.spec}
+
+
+def auth_state(entry: McpServerEntry, paths: AmplifierPaths) -> str:
+    """How the server is logged in to: ``-`` (stdio), ``header`` (the entry's own Authorization header),
+    ``oauth off``, or what the key store holds for its name and URL (OAuth starts on the server's first 401)."""
+    import time
+
+    from .mcp_oauth_store import McpOAuthStore, auth_summary
+
+    url = entry.spec.get("url")
+    if not isinstance(url, str) or entry.spec.get("command"):
+        return "-"
+    if any(str(key).lower() == "authorization" for key in entry.spec.get("headers") or {}):
+        return "header"
+    if entry.spec.get("oauth") is False:
+        return "oauth off"
+    return auth_summary(McpOAuthStore(paths).load(entry.name, _expanded(url)), time.time())
+
+
+def _expanded(url: str) -> str:
+    """The URL a session connects to (``${VAR}`` and ``${VAR:-default}`` from the environment), as records are
+    keyed by it."""
+    import os
+    import re
+
+    def value(match: re.Match[str]) -> str:
+        name, _, default = match.group(1).partition(":-")
+        return os.environ.get(name) or default
+
+    return re.sub(r"\$\{([^}]+)\}", value, url)
 
 
 def server_definition(name: str, paths: AmplifierPaths | None = None) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from amplifier_support.capability_names import (
     APPROVAL_INTERACTIVE,
     APPROVAL_RULES,
     CONTEXT_TRANSCRIPT_PATH,
+    MCP_ELICIT,
+    MCP_OAUTH_STORE,
     MODEL_ROLE_RESOLVER,
     ROUTING_RESOLVE_ROLE,
     SECRETS_VALUES,
@@ -238,6 +240,12 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     # whether a person answers approval prompts: what must never pass unasked is refused when nobody can answer
     coordinator.register_capability(APPROVAL_INTERACTIVE,
                                     bool(getattr(session.coordinator.approval_system, "asks_a_person", False)))
+    from ..config.mcp_oauth_store import McpOAuthStore  # MCP servers' OAuth tokens, in the 0600 key store
+
+    coordinator.register_capability(MCP_OAUTH_STORE, McpOAuthStore(located.paths))
+    ask_form = getattr(session.coordinator.approval_system, "ask_form", None)
+    if callable(ask_form) and getattr(session.coordinator.approval_system, "asks_a_person", False):
+        coordinator.register_capability(MCP_ELICIT, ask_form)  # the chat asks MCP elicitation forms; else declined
     coordinator.register_capability(SESSION_DIR, str(record.directory))
     coordinator.register_capability(SESSION_TRANSCRIPT_PATH, str(record.transcript_path))
     coordinator.register_capability(APPROVAL_RULES, saved_rules(located.settings))

@@ -9,14 +9,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from amplifier_support.capability_names import MCP_STATUS, SESSION_DIR, SESSION_WORKING_DIR
+from amplifier_support.capability_names import (
+    APPROVAL_INTERACTIVE,
+    MCP_OAUTH_STORE,
+    MCP_STATUS,
+    SESSION_DIR,
+    SESSION_WORKING_DIR,
+)
 
 from ..config.mcp_servers import McpServerEntry
 from ..config.paths import AmplifierPaths
 from ..errors import ConfigError, RuntimeFailure
 
 # The server fields tool-mcp knows; files may hold other agents' keys, which its strict config would refuse.
-_SERVER_KEYS = ("type", "transport", "command", "args", "env", "cwd", "url", "headers", "startup_timeout", "timeout")
+_SERVER_KEYS = ("type", "transport", "command", "args", "env", "cwd", "url", "headers", "startup_timeout", "timeout",
+               "oauth")
 
 
 class _ProbeSession:
@@ -31,8 +38,15 @@ class _ProbeSession:
 class _CollectedMessages:
     messages: list[str] = field(default_factory=list)
 
+    echo: bool = False  # a login's "open this URL" goes to the terminal at once
+
     def show_message(self, message: str, level: str = "info", source: str = "hook") -> None:
         self.messages.append(message)
+        if self.echo and level == "info":
+            import sys
+
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
 
 
 @dataclass
@@ -43,6 +57,7 @@ class ProbeResult:
     prompts: int
     error: str | None
     log_text: str
+    auth: str | None = None
 
 
 def _tool_mcp_mount() -> Any:
@@ -54,15 +69,21 @@ def _tool_mcp_mount() -> Any:
     raise RuntimeFailure("the tool-mcp module is not installed (fix: reinstall amplifier)")
 
 
-async def probe_server(paths: AmplifierPaths, entry: McpServerEntry, timeout: float) -> ProbeResult:
+async def probe_server(paths: AmplifierPaths, entry: McpServerEntry, timeout: float, *,
+                       login: bool = False) -> ProbeResult:
+    """``login``: a person is here, so a server that wants OAuth opens the browser (`amplifier mcp login`)."""
     from amplifier_core import ModuleCoordinator
+
+    from ..config.mcp_oauth_store import McpOAuthStore
 
     spec = {key: value for key, value in entry.spec.items() if key in _SERVER_KEYS}
     spec["startup_timeout"] = timeout
-    coordinator = ModuleCoordinator(_ProbeSession(), display_system=_CollectedMessages())
+    coordinator = ModuleCoordinator(_ProbeSession(), display_system=_CollectedMessages(echo=login))
     with tempfile.TemporaryDirectory(prefix="amplifier-mcp-test-") as scratch:
         coordinator.register_capability(SESSION_DIR, scratch)
         coordinator.register_capability(SESSION_WORKING_DIR, str(paths.cwd))
+        coordinator.register_capability(MCP_OAUTH_STORE, McpOAuthStore(paths))
+        coordinator.register_capability(APPROVAL_INTERACTIVE, login)
         from amplifier_core.module_config import ModuleConfigError
 
         try:
@@ -75,4 +96,5 @@ async def probe_server(paths: AmplifierPaths, entry: McpServerEntry, timeout: fl
             await asyncio.shield(coordinator.cleanup())
         log = next(iter(Path(scratch).glob("mcp/*.log")), None)
         log_text = log.read_text(encoding="utf-8", errors="replace") if log else ""
-    return ProbeResult(row["state"], row["transport"], row["tool_names"], row["prompts"], row["error"], log_text)
+    return ProbeResult(row["state"], row["transport"], row["tool_names"], row["prompts"], row["error"], log_text,
+                       row.get("auth"))

@@ -109,6 +109,8 @@ def command_prompt(prompt: str) -> str:
     name, arguments = parts
     paths = AmplifierPaths.discover()
     commands = load_commands(paths)
+    if name not in commands and name.lower().startswith("mcp__"):
+        return prompt  # an MCP prompt: served once the session is open (sessions/mcp_prompt_input)
     if name not in commands:
         raise UsageError.single(f"/{name} is not a command here", fix=unknown_command_fix(paths, commands))
     sys.stderr.write(f"(command /{name} from {commands[name].path})\n")
@@ -128,6 +130,9 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
                 write_json_line(out, _result_record(None, "error", None, started, error.render()))
             raise
         try:
+            from ..sessions.mcp_prompt_input import prepare_run_prompt  # /mcp__server__prompt, @server:uri
+
+            options.prompt, options.images = await prepare_run_prompt(live, options.prompt, options.images)
             _announce(live, fmt, out)
             bind_pausing_systems(live.coordinator)
             control = TurnControl(live.coordinator, pausing(live.coordinator, _say_on_stderr))

@@ -69,6 +69,33 @@ class _Turn:
     calls_made: int = 0
     open_calls: list[PlannedCall] = field(default_factory=list)
     outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
+    tool_specs: list[ToolSpec] | None = None  # set once the coordinator's tools changed during the turn
+    mounted_at_start: dict[str, Any] | None = None  # the coordinator's tools when the turn began
+
+
+def _tool_specs(tools: dict[str, Any]) -> list[ToolSpec]:
+    return [ToolSpec(name=name, description=getattr(tool, "description", "") or "", parameters=_tool_schema(tool))
+            for name, tool in tools.items()]
+
+
+def _mounted_tools(turn: _Turn) -> dict[str, Any] | None:
+    current = turn.coordinator.get("tools") if turn.coordinator is not None else None
+    return dict(current) if isinstance(current, dict) else None
+
+
+def _follow_mounted_tools(turn: _Turn) -> None:
+    """Tools mounted or unmounted on the coordinator since the turn began (an MCP server's tools/list_changed,
+    read by a provider:request hook) take part from the next request on; the tools the turn was given otherwise
+    stay as they were."""
+    current = _mounted_tools(turn)
+    if current is None or turn.mounted_at_start is None or current.keys() == turn.mounted_at_start.keys():
+        return
+    for name in turn.mounted_at_start.keys() - current.keys():
+        turn.tools.pop(name, None)
+    for name in current.keys() - turn.mounted_at_start.keys():
+        turn.tools[name] = current[name]
+    turn.mounted_at_start = current
+    turn.tool_specs = _tool_specs(turn.tools)
 
 
 def _user_content(turn: _Turn, prompt: str) -> str | list[dict[str, Any]]:
@@ -110,6 +137,7 @@ class AgentLoop:
             coordinator.reset_turn()
         turn = _Turn(context=context, providers=dict(providers or {}), tools=dict(tools or {}), hooks=hooks,
                      gate=HookGate(hooks, coordinator), token=token, coordinator=coordinator)
+        turn.mounted_at_start = _mounted_tools(turn)
         await hooks.emit(events.EXECUTION_START, {"prompt": prompt})
         try:
             text, status = await self._run(turn, prompt)
@@ -148,8 +176,7 @@ class AgentLoop:
         await turn.context.add_message({"role": "user", "content": _user_content(turn, prompt)})
         overrides = turn.coordinator.get_capability(ORCHESTRATOR_OVERRIDES) if turn.coordinator is not None else None
         turn.choice = choose_provider(turn.providers, self.config.default_provider, self.config.model, overrides)
-        tool_specs = [ToolSpec(name=name, description=getattr(tool, "description", "") or "",
-                               parameters=_tool_schema(tool)) for name, tool in turn.tools.items()]
+        tool_specs = _tool_specs(turn.tools)
         try:
             return await self._iterate(turn, tool_specs)
         except _RequestDenied as denied:
@@ -236,6 +263,9 @@ class AgentLoop:
         verdict = await turn.gate.emit(events.PROVIDER_REQUEST, request_data)
         if verdict.action == "deny":
             raise _RequestDenied(verdict.reason or "a hook denied the provider request")
+        _follow_mounted_tools(turn)
+        if turn.tool_specs is not None:
+            tool_specs = turn.tool_specs
         messages = with_ephemeral(await self._request_messages(turn), turn.gate.take_ephemeral())
         if wrap_up:
             messages.append(Message(role="user", content=WRAP_UP_REMINDER))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...config.slash_commands import load_commands, split_command_line
-from ...sessions.mcp_prompt_call import PromptCallProblem, find_prompt, prompt_arguments
+from ...sessions.mcp_prompt_input import PromptArgumentsProblem, fill_prompt_arguments, find_prompt
 from ..usage_lines import cost_lines
 
 if TYPE_CHECKING:
@@ -77,15 +77,15 @@ async def run_command(session: AcpSession, line: str) -> CommandTurn | str | Non
     if any(skill["name"] == name for skill in _skills(session)):
         request = f" for: {argument.strip()}" if argument.strip() else ""
         return CommandTurn(f"Load the skill '{name}' with load_skill and follow it{request}.")
-    if name.startswith("mcp__"):
+    prompt = find_prompt(session.live.mcp_prompts(), name) if name.startswith("mcp__") else None
+    if prompt is not None:
         try:
-            prompt = find_prompt(session.live.mcp_prompts(), name)
             text = await session.live.mcp_prompt_text(prompt["server"], prompt["name"],
-                                                      prompt_arguments(prompt, argument))
-        except PromptCallProblem as problem:
+                                                      fill_prompt_arguments(name, prompt, argument))
+        except PromptArgumentsProblem as problem:
             return str(problem)
         except Exception as error:
-            return f"The MCP server could not give prompt /{name}: {error}"
+            return f"MCP server '{prompt['server']}' could not give prompt {prompt['name']}: {error}"
         return CommandTurn(text)
     return None
 

@@ -118,6 +118,7 @@ class Repl:
         if self.completer is not None:  # MCP prompts are slash commands once their servers are connected
             self.completer.set_extra_commands(
                 [("/" + p["command"], p["description"] or "MCP prompt") for p in self.live.mcp_prompts()])
+            self.completer.set_resource_source(self.live.coordinator)  # @server:uri of MCP resources
         say(self.session_line(), "dim")
 
     def session_line(self) -> str:
@@ -275,15 +276,15 @@ class Repl:
             if status:
                 say(f"[exit code {status}]", "dim")
             return True
-        from .mentions import expand_mentions
+        from .mentions import expand_prompt_mentions
 
-        expanded = expand_mentions(text, self.paths.cwd)
+        expanded = await expand_prompt_mentions(text, self.paths.cwd, self.session)
         if expanded.problems:
             for problem in expanded.problems:
                 say(problem, "error")
             say("Not sent. Fix the mention (or remove the @) and send again; Up brings the text back.", "dim")
             return True
-        for path in expanded.attached:
+        for path in [*expanded.attached, *expanded.resources]:
             say(f"attached {path}", "dim")
         await self.turn(expanded.prompt, expanded.images)
         return True

@@ -66,6 +66,15 @@ class ReplApproval:
                 return ApprovalChoice.ALLOW_ONCE.among(options) or ApprovalChoice.ALLOW_ONCE.label
             return choice
 
+    async def ask_form(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        """An MCP server's elicitation form (capability `mcp.elicit`), one question at a time like approvals."""
+        from ..working_pause import indicator_paused
+        from .elicitation import ask_form
+
+        async with self._lock:
+            with indicator_paused(self.coordinator):
+                return await ask_form(server, message, schema)
+
     def _run_unconfined(self, prompt: str) -> None:
         grant = self.coordinator.get_capability(APPROVAL_RUN_UNCONFINED) if self.coordinator else None
         if callable(grant) and grant(prompt):

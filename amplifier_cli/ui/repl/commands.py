@@ -25,7 +25,8 @@ async def _help(repl: Any, argument: str) -> bool:
             shown = f"/{name}" + (f" {command.argument_hint}" if command.argument_hint else "")
             say_parts(("info", f"  {shown:<16}"), (None, command.description), ("dim", f"  ({command.origin})"))
     say("Input: Enter sends · Alt-Enter / Ctrl-J new line · Ctrl-R searches history · @path attaches a file · "
-        "!cmd runs a shell command (output not sent) · Ctrl-C stops a turn (twice: at once) · Ctrl-D exits", "dim")
+        "@server:uri an MCP resource · !cmd runs a shell command (output not sent) · "
+        "Ctrl-C stops a turn (twice: at once) · Ctrl-D exits", "dim")
     return True
 
 
@@ -101,17 +102,21 @@ async def _mcp(repl: Any, argument: str) -> bool:
 
 async def _mcp_prompt(repl: Any, name: str, argument: str) -> bool:
     """`/mcp__<server>__<prompt> ARGS`: the server's prompt, filled in, sent as the next message. ARGS are
-    `key=value` pairs or values in the order the prompt declares its arguments."""
-    from ...sessions.mcp_prompt_call import PromptCallProblem, UnknownPrompt, find_prompt, prompt_arguments
-
+    `key=value` pairs or values in the order the prompt declares its arguments (sessions/mcp_prompt_input)."""
     live = await repl.session()
     if live is None:
         return True
+    from ...sessions.mcp_prompt_input import PromptArgumentsProblem, fill_prompt_arguments, find_prompt
+
+    prompt = find_prompt(live.mcp_prompts(), name)
+    if prompt is None:
+        say(f"Unknown command {name}. /mcp lists the MCP prompts of this session.", "warning")
+        return True
+
     try:
-        prompt = find_prompt(live.mcp_prompts(), name)
-        values = prompt_arguments(prompt, argument)
-    except PromptCallProblem as problem:
-        say(str(problem), "warning" if isinstance(problem, UnknownPrompt) else "error")
+        values = fill_prompt_arguments(name.lstrip("/"), prompt, argument)
+    except PromptArgumentsProblem as problem:
+        say(str(problem)[0].upper() + str(problem)[1:], "error")
         return True
     try:
         text = await live.mcp_prompt_text(prompt["server"], prompt["name"], values)

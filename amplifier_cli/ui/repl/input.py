@@ -1,5 +1,6 @@
 """The prompt: Enter sends, Alt-Enter / Ctrl-J add a line, pasted text keeps its newlines (bracketed
-paste), history per project with Ctrl-R search, completion of slash commands and `@path`s."""
+paste), history per project with Ctrl-R search, completion of slash commands, `@path`s and `@server:uri` MCP
+resources."""
 
 from __future__ import annotations
 
@@ -25,12 +26,16 @@ PROMPT = "❯ "
 
 
 class ReplCompleter(Completer):
-    """Slash commands (with their descriptions) at the start of the line; files after `@`."""
+    """Slash commands (with their descriptions) at the start of the line; files and MCP resources after `@`."""
 
     def __init__(self, commands: list[tuple[str, str]], cwd: Path) -> None:
         self.commands = commands
         self.extra_commands: list[tuple[str, str]] = []  # the session's own (MCP prompts), replaced per session
         self.cwd = cwd
+        self.resource_source: Any = None  # the session's coordinator, once open (sessions/mcp_mentions)
+
+    def set_resource_source(self, coordinator: Any) -> None:
+        self.resource_source = coordinator
 
     def set_extra_commands(self, commands: list[tuple[str, str]]) -> None:
         self.extra_commands = list(commands)
@@ -44,7 +49,16 @@ class ReplCompleter(Completer):
             return
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@") and len(word) > 1:
+            yield from self._resources(word[1:])
             yield from self._paths(word[1:])
+
+    def _resources(self, typed: str) -> Iterable[Completion]:
+        """`@server:uri` of the session's MCP resources (and templates, whose {placeholders} the user fills in)."""
+        from ...sessions.mcp_mentions import mention_choices
+
+        for choice, description in mention_choices(self.resource_source):
+            if choice.startswith(typed):
+                yield Completion(choice, start_position=-len(typed), display_meta=description)
 
     def _paths(self, typed: str) -> Iterable[Completion]:
         folder, _, prefix = typed.rpartition("/")

@@ -69,6 +69,7 @@ class WorkingIndicator:
         self._tokens = 0
         self._streamed_chars = 0
         self._tools: dict[str, str] = {}
+        self._progress: dict[str, str] = {}  # tool name -> its latest progress (MCP progress notifications)
         self._stopping = False
         self._conditions: list[Callable[[], bool]] = []
 
@@ -104,6 +105,7 @@ class WorkingIndicator:
         self._tokens = 0
         self._streamed_chars = 0
         self._tools.clear()
+        self._progress.clear()
         self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self._tick())
 
@@ -126,7 +128,14 @@ class WorkingIndicator:
         self._tools[call_id] = name
 
     def tool_finished(self, call_id: str) -> None:
-        self._tools.pop(call_id, None)
+        name = self._tools.pop(call_id, None)
+        if name is not None and name not in self._tools.values():
+            self._progress.pop(name, None)
+
+    def tool_progress(self, name: str, text: str) -> None:
+        """A running tool said how far it is (e.g. an MCP server's progress notification): shown by its name."""
+        if name in self._tools.values():
+            self._progress[name] = " ".join(text.split())[:60]
 
     def stopping(self) -> None:
         self._stopping = True
@@ -139,7 +148,8 @@ class WorkingIndicator:
             what = "Stopping…"
         elif self._tools:
             names = sorted(set(self._tools.values()))
-            what = f"Running {', '.join(names)}…"
+            shown = [f"{name} ({self._progress[name]})" if name in self._progress else name for name in names]
+            what = f"Running {', '.join(shown)}…"
         else:
             what = "Working…"
         parts = [f"{SPINNER[self._frame % len(SPINNER)]} {what} {elapsed_text(seconds)}"]

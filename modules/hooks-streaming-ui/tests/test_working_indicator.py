@@ -135,3 +135,22 @@ async def test_a_sub_agent_erases_its_parents_line_and_holds_it_back_mid_line(mo
 def test_a_long_line_is_cut_to_the_terminal_width() -> None:
     assert fit("Running bash… 3s · Ctrl-C to interrupt", 12) == "Running bas…"
     assert fit("short", 12) == "short"
+
+
+async def test_a_running_tools_progress_is_shown_by_its_name_until_it_finishes(monkeypatch) -> None:
+    monkeypatch.setenv("TERM", "xterm")
+    coordinator = ModuleCoordinator(_Session())
+    coordinator.register_capability("ui.output", {"stream": _Terminal(), "working_stream": _Terminal()})
+    await mount(coordinator, {})
+    indicator = coordinator.get_capability(UI_WORKING_INDICATOR)
+    await coordinator.hooks.emit("execution:start", {"prompt": "x"})
+    indicator.tool_progress("mcp__web__steps", "step 1 of 3")  # not running: nothing to show it by
+    assert "step 1" not in indicator.line()
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "mcp__web__steps", "tool_input": {}, "tool_call_id": "c1"})
+    indicator.tool_progress("mcp__web__steps", "step 2 of 3")
+    assert "Running mcp__web__steps (step 2 of 3)… 0s" in indicator.line()
+    await coordinator.hooks.emit("tool:post", {"tool_name": "mcp__web__steps", "tool_call_id": "c1",
+                                               "result": {"output": "ok"}})
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "mcp__web__steps", "tool_input": {}, "tool_call_id": "c2"})
+    assert "Running mcp__web__steps… 0s" in indicator.line()  # the finished call's progress is gone
+    await coordinator.hooks.emit("execution:end", {"status": "success"})

@@ -17,9 +17,14 @@ from pydantic import Field, model_validator
 from amplifier_core.module_config import ModuleConfig, parse_module_config
 from amplifier_support.capability_names import (
     APP_USER_CONFIG_DIR,
+    APPROVAL_INTERACTIVE,
     MCP_CLIENT_SERVERS,
+    MCP_ELICIT,
     MCP_GET_PROMPT,
+    MCP_OAUTH_STORE,
     MCP_PROMPTS,
+    MCP_READ_RESOURCE,
+    MCP_RESOURCES,
     MCP_SERVERS,
     MCP_STATUS,
     SESSION_DIR,
@@ -29,9 +34,10 @@ from amplifier_support.capability_names import (
 )
 
 from .connection import ConnectionSettings
+from .oauth import LoginSettings
 from .server_set import ServerSet
 from .server_specs import CONFIG_FILE_VARIABLE, merged_servers, server_files
-from .tools import McpTool, ReadResourceTool
+from .tool_mounts import ServerTools
 
 __amplifier_module_type__ = "tool"
 __all__ = ["McpConfig", "ServerSet", "mount"]
@@ -88,6 +94,24 @@ def _warner(coordinator: Any) -> Any:
     return lambda message: display.show_message(message, "warning", source=MODULE_ID)
 
 
+def _informer(coordinator: Any) -> Any:
+    display = getattr(coordinator, "display_system", None)
+    if display is None:
+        return lambda message: logger.warning("%s", message)
+    return lambda message: display.show_message(message, "info", source=MODULE_ID)
+
+
+def _form_asker(coordinator: Any) -> Any:
+    """A server's elicitation form goes to the app's asker (capability ``mcp.elicit``, registered only where a
+    person can answer); without one, the elicitation is declined."""
+
+    async def ask(server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        asker = _capability(coordinator, MCP_ELICIT)
+        return await asker(server, message, schema) if callable(asker) else None
+
+    return ask
+
+
 def _path(value: Any) -> Path | None:
     return Path(value).expanduser() if value else None
 
@@ -133,26 +157,23 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
         guard_processes=settings.guard_processes,
         warn=_warner(coordinator),
         verbose=_verbose(settings),
+        oauth_store=_capability(coordinator, MCP_OAUTH_STORE),
+        # a login opens the browser only where a person answers; a headless run fails the server with a hint
+        login=LoginSettings(interactive=_capability(coordinator, APPROVAL_INTERACTIVE) is True,
+                            show=_informer(coordinator)),
+        elicit=_form_asker(coordinator),
     ))
     coordinator.register_capability(MCP_STATUS, server_set.status)
     coordinator.register_capability(MCP_PROMPTS, server_set.prompts)
     coordinator.register_capability(MCP_GET_PROMPT, server_set.get_prompt)
+    coordinator.register_capability(MCP_RESOURCES, server_set.resources)
+    coordinator.register_capability(MCP_READ_RESOURCE, server_set.read_resource)
     coordinator.register_capability(MCP_SERVERS, server_set)
     if not definitions:
         return None
     coordinator.register_cleanup(server_set.close_all)  # before starting: a Ctrl-C during startup cleans up too
     await server_set.start_all()
-    mounted: set[str] = set()
-    for connection in server_set.connections.values():
-        for tool in connection.tools:
-            kernel_tool = McpTool(connection, tool, settings.max_result_chars)
-            if kernel_tool.name in mounted:
-                server_set.settings.warn(f"MCP server '{connection.name}' tool '{tool.name}' is skipped: "
-                                         f"its name {kernel_tool.name} is taken")
-                continue
-            mounted.add(kernel_tool.name)
-            await coordinator.mount("tools", kernel_tool, name=kernel_tool.name)
-    if any(c.has_resources for c in server_set.connections.values()):
-        reader = ReadResourceTool(server_set, settings.max_result_chars)
-        await coordinator.mount("tools", reader, name=reader.name)
+    tools = ServerTools(coordinator, server_set, settings.max_result_chars)
+    await tools.sync()
+    tools.watch()  # tools/list_changed: the new list is mounted before the next model request
     return None

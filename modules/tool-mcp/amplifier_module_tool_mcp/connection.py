@@ -15,12 +15,13 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from .env_refs import UnsetVariable, expand
+from .oauth import LoginSettings, OAuthStore, ServerLogin, StoredCredentials
 from .server_specs import ServerDefinition
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,30 @@ class ConnectionSettings:
     guard_processes: bool = True
     verbose: bool = False  # stdio servers' stderr to the terminal instead of the log file
     warn: Callable[[str], None] = field(default=lambda message: logger.warning("%s", message))
+    oauth_store: OAuthStore | None = None  # the app's key store (capability mcp.oauth_store); None: kept in memory
+    login: LoginSettings = field(default_factory=lambda: LoginSettings(interactive=False, show=logger.info))
+    # asks the person a server's elicitation form: (server, message, JSON schema) -> answers, or None (declined);
+    # None: nobody can answer, every elicitation is declined
+    elicit: Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None
+
+
+class MemoryOAuthStore:
+    """Tokens for this process only, when the app gives no key store (a module used on its own)."""
+
+    def __init__(self) -> None:
+        self.records: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def load(self, server: str, url: str) -> dict[str, Any] | None:
+        return self.records.get((server, url))
+
+    def save(self, server: str, url: str, record: dict[str, Any]) -> None:
+        self.records[(server, url)] = dict(record)
+
+    def forget(self, server: str, url: str | None = None) -> int:
+        gone = [key for key in self.records if key[0] == server and url in (None, key[1])]
+        for key in gone:
+            del self.records[key]
+        return len(gone)
 
 
 def leaf_error(error: BaseException) -> BaseException:
@@ -69,11 +94,15 @@ class ServerConnection:
         self.tools: list[Any] = []  # mcp_types.Tool
         self.prompts: list[Any] = []  # mcp_types.Prompt
         self.has_resources = False
+        self.resources: list[Any] = []  # mcp_types.Resource, listed at connect (for @server:uri completion)
+        self.resource_templates: list[Any] = []  # mcp_types.ResourceTemplate
         self._session: Any = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._errlog: IO[str] | None = None
+        self._login: ServerLogin | None = None
+        self.changed: set[str] = set()  # lists the server said changed (tools, prompts, resources), re-read lazily
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     @property
@@ -95,7 +124,7 @@ class ServerConnection:
             self._runner = asyncio.create_task(self._run(ready), name=f"mcp-server-{self.name}")
             timeout = self.definition.spec.startup_timeout or self.settings.startup_timeout
             try:
-                await asyncio.wait_for(asyncio.shield(ready), timeout)
+                await self._wait_ready(ready, timeout)
             except TimeoutError:
                 await self._stop_runner()
                 return self._failed(f"did not answer within {timeout:g}s")
@@ -109,6 +138,29 @@ class ServerConnection:
             self.state = "connected"
             return True
 
+    async def _wait_ready(self, ready: asyncio.Future[None], timeout: float) -> None:
+        """The startup timeout counts while the server works, not while a person logs in in the browser
+        (the login has its own limit)."""
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), timeout)
+                return
+            except TimeoutError:
+                if self._login is None or not self._login.waiting_for_person:
+                    raise
+
+    def auth_state(self) -> str | None:
+        """``logged in`` (an OAuth token is kept for it), ``login needed`` (it asked for a login nobody could
+        give), else None: no OAuth, or none needed so far."""
+        spec = self.definition.spec
+        if spec.oauth_options is None:
+            return None
+        if self._login is not None and self._login.login_refused:
+            return "login needed"
+        store = self.settings.oauth_store
+        record = store.load(self.name, self._login.url if self._login else spec.url or "") if store else None
+        return "logged in" if record and record.get("tokens") else None
+
     async def close(self) -> None:
         async with self._lock:
             await self._stop_runner()
@@ -119,6 +171,8 @@ class ServerConnection:
         return False
 
     def _reason(self, error: BaseException) -> str:
+        if self._login is not None and self._login.failure:
+            return self._login.failure
         reason = describe_error(error)
         last = self._last_log_line()
         if last and last not in reason:
@@ -183,13 +237,15 @@ class ServerConnection:
                 read, write = await attempt.enter_async_context(self._transport(kind))
                 session = await attempt.enter_async_context(
                     ClientSession(read, write, read_timeout_seconds=self.settings.request_timeout,
-                                  client_info=Implementation(name=CLIENT_NAME, version="0.1.0"))
+                                  client_info=Implementation(name=CLIENT_NAME, version="0.1.0"),
+                                  message_handler=self._on_message, elicitation_callback=self._elicit)
                 )
                 await session.initialize()
             except BaseException as error:
                 with contextlib.suppress(BaseException):
                     await attempt.aclose()
-                if not isinstance(error, Exception) or index == len(kinds) - 1:
+                refused = self._login is not None and self._login.login_refused  # SSE would ask the same
+                if not isinstance(error, Exception) or index == len(kinds) - 1 or refused:
                     raise
                 continue
             outer.push_async_callback(attempt.aclose)
@@ -207,15 +263,36 @@ class ServerConnection:
             headers = expand(spec.headers, environ)
         except UnsetVariable as error:
             raise ServerUnavailable(str(error)) from None
+        auth = self._oauth(url)
         if kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(url, headers=headers or None)
+            return sse_client(url, headers=headers or None, auth=auth)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0))
+        client = httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0), auth=auth)
         return _owning(client, streamable_http_client(url, http_client=client))
+
+    def _oauth(self, url: str) -> Any:
+        """The SDK's OAuth provider for this server (it acts only on a 401), or None where none applies."""
+        options = self.definition.spec.oauth_options
+        if options is None:
+            self._login = None
+            return None
+        if self.settings.oauth_store is None:
+            self.settings.oauth_store = MemoryOAuthStore()
+        configured = None
+        if options.client_id:
+            secret = expand(options.client_secret, self.settings.environ) if options.client_secret else None
+            configured = {"client_id": expand(options.client_id, self.settings.environ), "client_secret": secret,
+                          "token_endpoint_auth_method": "client_secret_post" if secret else "none"}
+        credentials = StoredCredentials(self.settings.oauth_store, self.name, url, configured)
+        self._login = ServerLogin(self.name, url, credentials, self.settings.login, scope=options.scope,
+                                  callback_port=options.callback_port)
+        if configured is not None:
+            configured["redirect_uris"] = [self._login.redirect_uri]
+        return self._login.auth()
 
     def _stdio_transport(self, environ: Mapping[str, str]) -> contextlib.AbstractAsyncContextManager[Any]:
         from mcp import StdioServerParameters, stdio_client
@@ -263,6 +340,63 @@ class ServerConnection:
             await all_pages(session.list_prompts, "prompts") if capabilities and capabilities.prompts else []
         )
         self.has_resources = bool(capabilities and capabilities.resources)
+        if self.has_resources:
+            await self._list_resources(session)
+
+    async def _list_resources(self, session: Any) -> None:
+        """What `@server:uri` completes to; a server whose listing fails still serves its tools."""
+        try:
+            self.resources = await all_pages(session.list_resources, "resources")
+            self.resource_templates = await all_pages(session.list_resource_templates, "resource_templates")
+        except Exception as error:
+            logger.debug("MCP server %s: listing resources failed: %s", self.name, describe_error(error))
+
+    async def _on_message(self, message: Any) -> None:
+        """A server's notification that a list changed: re-read it before the next model request."""
+        import mcp_types
+
+        kinds = {mcp_types.ToolListChangedNotification: "tools", mcp_types.PromptListChangedNotification: "prompts",
+                 mcp_types.ResourceListChangedNotification: "resources"}
+        notification = getattr(message, "root", message)
+        for kind, name in kinds.items():
+            if isinstance(notification, kind):
+                self.changed.add(name)
+
+    async def refresh_changed(self) -> set[str]:
+        """Re-list what the server said changed; returns those kinds (empty when nothing changed)."""
+        changed, self.changed = self.changed, set()
+        if not changed or self.state != "connected" or self._session is None:
+            return set()
+        session = self._session
+        try:
+            if "tools" in changed:
+                self.tools = await all_pages(session.list_tools, "tools")
+            if "prompts" in changed:
+                self.prompts = await all_pages(session.list_prompts, "prompts")
+            if "resources" in changed:
+                await self._list_resources(session)
+        except Exception as error:
+            self.settings.warn(f"MCP server '{self.name}' said its {', '.join(sorted(changed))} changed, but "
+                               f"listing them failed: {describe_error(error)}")
+            return set()
+        return changed
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """The server asks the user something: a form goes to the app's form asker; with nobody to ask (or a
+        URL elicitation, which this client does not open), the answer is a decline."""
+        from mcp_types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if self.settings.elicit is None or getattr(params, "mode", "form") != "form" or schema is None:
+            return ElicitResult(action="decline")
+        try:
+            answers = await self.settings.elicit(self.name, params.message, dict(schema))
+        except Exception as error:  # the asker failed: the server gets a cancel, the session goes on
+            logger.debug("MCP server %s: elicitation failed: %s", self.name, describe_error(error))
+            return ElicitResult(action="cancel")
+        if answers is None:
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content=answers)
 
     async def session(self) -> Any:
         """The live session, reconnecting first when the server crashed since the last call."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from amplifier_core import ToolResult
@@ -52,6 +53,23 @@ def resource_contents_text(contents: Any) -> str:
     if text is not None:
         return text
     return _binary_note(f"blob {contents.uri}", getattr(contents, "mime_type", None), getattr(contents, "blob", ""))
+
+
+def resource_contents_parts(contents: Any) -> tuple[str, dict[str, Any] | None]:
+    """A resource's contents as text, and as an ImageBlock when it is an image a model can take."""
+    blob = getattr(contents, "blob", None)
+    if getattr(contents, "text", None) is None and isinstance(blob, str):
+        image = sendable_image(_BlobAsImage(blob, getattr(contents, "mime_type", None)))
+        if image is not None:
+            return f"[image {contents.uri}: {image['source']['media_type']}, attached]", image
+    return resource_contents_text(contents), None
+
+
+@dataclass
+class _BlobAsImage:
+    data: str
+    mime_type: str | None
+    type: str = "image"
 
 
 def sendable_image(block: Any) -> dict[str, Any] | None:

@@ -27,6 +27,14 @@ class ServerSet:
                 where = f"; its stderr is in {log}" if log and log.is_file() and log.stat().st_size else ""
                 self.settings.warn(f"MCP server '{connection.name}' failed to start: {reason}{where}")
 
+    async def refresh_changed(self) -> bool:
+        """Re-read the lists servers said changed (``notifications/*/list_changed``); True when any did."""
+        pending = [c for c in self.connections.values() if c.changed]
+        if not pending:
+            return False
+        results = await asyncio.gather(*(c.refresh_changed() for c in pending))
+        return any(results)
+
     async def close_all(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
 
@@ -42,6 +50,7 @@ class ServerSet:
                 "prompts": len(c.prompts) if c.state in ("connected", "crashed") else 0,
                 "resources": c.has_resources,
                 "error": c.error,
+                "auth": c.auth_state(),
                 "origin": c.definition.origin,
                 "log": str(c.log_path) if c.log_path else None,
                 "tool_names": [t.name for t in c.tools],
@@ -67,6 +76,41 @@ class ServerSet:
                     ],
                 })
         return found
+
+    def resources(self) -> list[dict[str, Any]]:
+        """Resources and resource templates of connected servers, as listed when they connected: for
+        ``@server:uri`` mentions. A template's ``uri`` holds its ``{placeholders}``."""
+        found: list[dict[str, Any]] = []
+        for connection in self.connections.values():
+            if connection.state != "connected":
+                continue
+            for resource in connection.resources:
+                found.append({"server": connection.name, "uri": str(resource.uri), "name": resource.name,
+                              "description": resource.description or "", "mime_type": resource.mime_type,
+                              "template": False})
+            for template in connection.resource_templates:
+                found.append({"server": connection.name, "uri": template.uri_template, "name": template.name,
+                              "description": template.description or "", "mime_type": template.mime_type,
+                              "template": True})
+        return found
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """One resource as ``{"text": str, "images": [ImageBlock dicts]}``: text contents as they are, images a
+        model can take as image blocks, other binary contents as a one-line note."""
+        from .results import resource_contents_parts
+
+        connection = self.connections.get(server)
+        if connection is None:
+            raise ServerUnavailable(f"no MCP server named '{server}'")
+        result = await connection.request("read_resource", uri)
+        texts: list[str] = []
+        images: list[dict[str, Any]] = []
+        for contents in result.contents:
+            text, image = resource_contents_parts(contents)
+            texts.append(text)
+            if image is not None:
+                images.append(image)
+        return {"text": "\n\n".join(texts), "images": images}
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> str:
         """The prompt's messages as one text, ready to send as the user's message."""

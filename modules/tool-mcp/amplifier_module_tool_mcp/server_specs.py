@@ -44,6 +44,18 @@ def _scalars_as_text(value: Any) -> Any:
     return value
 
 
+class OAuthOptions(BaseModel):
+    """How an HTTP server's OAuth login is made, when its authorization server does not take dynamic registration
+    (a client id and secret the provider gave you) or wants a fixed redirect port or a scope."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    scope: str | None = None
+    callback_port: int | None = Field(default=None, ge=1, le=65535)
+
+
 class ServerSpec(BaseModel):
     """One server: ``command`` (stdio) or ``url`` (Streamable HTTP, or the older HTTP+SSE)."""
 
@@ -59,6 +71,7 @@ class ServerSpec(BaseModel):
     disabled: bool = False
     startup_timeout: float | None = Field(default=None, gt=0)
     timeout: float | None = Field(default=None, gt=0)  # seconds one request may take
+    oauth: OAuthOptions | bool = True  # HTTP: log in when the server answers 401; false: never
 
     @model_validator(mode="before")
     @classmethod
@@ -87,6 +100,8 @@ class ServerSpec(BaseModel):
             raise ValueError(f"type '{self.type}' needs a 'url', not a 'command'")
         if self.url and self.type == "stdio":
             raise ValueError("type 'stdio' needs a 'command', not a 'url'")
+        if self.command and isinstance(self.oauth, OAuthOptions):
+            raise ValueError("'oauth' is for HTTP servers (a 'url'), not a 'command'")
         return self
 
     @property
@@ -97,6 +112,14 @@ class ServerSpec(BaseModel):
         if self.type == "sse":
             return "sse"
         return "http" if self.type else "auto"
+
+    @property
+    def oauth_options(self) -> OAuthOptions | None:
+        """None where no OAuth login happens: a stdio server, ``oauth: false``, or an ``Authorization`` header
+        (the user's own token)."""
+        if not self.url or self.oauth is False or any(key.lower() == "authorization" for key in self.headers):
+            return None
+        return self.oauth if isinstance(self.oauth, OAuthOptions) else OAuthOptions()
 
 
 class StrictServerSpec(ServerSpec):

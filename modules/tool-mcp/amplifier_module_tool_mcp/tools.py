@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +42,10 @@ def _error(message: str) -> ToolResult:
 class McpTool:
     """A server tool as a kernel tool; the input schema is the server's own JSON Schema."""
 
-    def __init__(self, connection: ServerConnection, tool: Any, max_result_chars: int) -> None:
+    def __init__(self, connection: ServerConnection, tool: Any, max_result_chars: int,
+                 report_progress: Callable[[str, str], None] | None = None) -> None:
         self._connection = connection
+        self._report_progress = report_progress
         self._tool_name = tool.name
         self.name = kernel_tool_name(connection.name, tool.name)
         title = getattr(tool, "title", None)
@@ -57,7 +61,8 @@ class McpTool:
         from mcp import MCPError
 
         try:
-            result = await self._connection.request("call_tool", self._tool_name, dict(input or {}))
+            result = await self._connection.request("call_tool", self._tool_name, dict(input or {}),
+                                                    progress_callback=self._progress)
         except ServerUnavailable as error:
             return _error(str(error))
         except MCPError as error:  # an error answer (unknown tool, bad arguments, timeout)
@@ -66,14 +71,22 @@ class McpTool:
         return call_result_to_tool_result(result, self._max_result_chars)
 
 
+    async def _progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """The server's progress notifications, shown on the app's working indicator."""
+        if self._report_progress is None:
+            return
+        text = message or (f"{progress:g}/{total:g}" if total else f"{progress:g}")
+        self._report_progress(self.name, text)
+
+
 class ReadResourceTool:
     """Lists and reads the resources MCP servers offer."""
 
     name = READ_RESOURCE_TOOL
     description = (
-        "List or read resources offered by the connected MCP servers. Without `uri`, lists resources "
-        "(of `server`, or of every server). With `uri`, reads that resource (give `server` when several "
-        "servers are connected)."
+        "List or read resources offered by the connected MCP servers. Without `uri`, lists resources and "
+        "resource templates (of `server`, or of every server). With `uri`, reads that resource (give `server` when "
+        "several servers are connected); for a template, fill in its {placeholders} to make the uri."
     )
     input_schema: dict[str, Any] = {
         "type": "object",
@@ -124,6 +137,9 @@ class ReadResourceTool:
         return ToolResult(success=True, output=cut(text, self._max_result_chars))
 
     async def _list(self, candidates: list[ServerConnection]) -> ToolResult:
+        """Resources, then templates (``uri_template`` with ``{placeholders}``: read one by filling them in)."""
+        from mcp import MCPError
+
         listing: list[dict[str, Any]] = []
         for connection in candidates:
             for resource in await all_pages(partial(connection.request, "list_resources"), "resources"):
@@ -133,5 +149,13 @@ class ReadResourceTool:
                 if resource.mime_type:
                     entry["mime_type"] = resource.mime_type
                 listing.append(entry)
+            with contextlib.suppress(MCPError):  # a server without templates may answer the listing with an error
+                templates = await all_pages(partial(connection.request, "list_resource_templates"),
+                                            "resource_templates")
+                for template in templates:
+                    entry = {"server": connection.name, "uri_template": template.uri_template, "name": template.name}
+                    if template.description:
+                        entry["description"] = template.description
+                    listing.append(entry)
         text = json.dumps(listing, ensure_ascii=False, indent=1) if listing else "no resources"
         return ToolResult(success=True, output=cut(text, self._max_result_chars))

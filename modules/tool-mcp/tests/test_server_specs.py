@@ -76,3 +76,27 @@ def test_references_expand_with_defaults_and_unset_ones_are_named() -> None:
         "h": "Bearer secret", "l": ["fallback", "d", ""]}
     with pytest.raises(UnsetVariable, match=r"\$\{NOPE\} is not set"):
         expand("x ${NOPE}", environ)
+
+
+def test_oauth_settings_apply_to_http_servers_without_their_own_authorization_header() -> None:
+    merged = merged_servers([], {
+        "plain": {"url": "https://a/mcp"},
+        "own_token": {"url": "https://b/mcp", "headers": {"authorization": "Bearer x"}},
+        "off": {"url": "https://c/mcp", "oauth": False},
+        "registered": {"url": "https://d/mcp", "oauth": {"client_id": "${ID}", "scope": "read"}},
+        "local": {"command": "t"},
+    })
+    assert merged["plain"].spec.oauth_options is not None
+    assert merged["own_token"].spec.oauth_options is None
+    assert merged["off"].spec.oauth_options is None
+    assert merged["registered"].spec.oauth_options.client_id == "${ID}"  # expanded only when connecting
+    assert merged["local"].spec.oauth_options is None
+
+
+def test_a_bad_oauth_entry_names_the_server_and_key() -> None:
+    with pytest.raises(ModuleConfigError) as caught:
+        merged_servers([], {"docs": {"url": "https://a/mcp", "oauth": {"client_idd": "x"}}})
+    assert "tool-mcp config: 'servers.docs" in str(caught.value) and "client_idd" in str(caught.value)
+    with pytest.raises(ModuleConfigError) as caught:
+        merged_servers([], {"local": {"command": "t", "oauth": {"client_id": "x"}}})
+    assert "'oauth' is for HTTP servers" in str(caught.value)

@@ -54,6 +54,16 @@ async def test_resources_are_listed_and_read(http) -> None:
     assert not unknown.success and "no MCP server named 'nope' (servers: test)" in unknown.output
 
 
+async def test_resources_and_templates_are_offered_and_a_filled_in_template_is_read(http) -> None:
+    offered = {(row["uri"], row["template"]) for row in http.get_capability("mcp.resources")()}
+    assert offered == {("test://readme", False), ("test://greeting/{name}", True)}
+    read = http.get_capability("mcp.read_resource")
+    assert await read("test", "test://readme") == {"text": README_TEXT, "images": []}
+    assert (await read("test", "test://greeting/ada"))["text"] == "Hello, ada, from a resource template."
+    listing = (await http.get("tools")["mcp_read_resource"].execute({"server": "test"})).output
+    assert '"uri_template": "test://greeting/{name}"' in listing
+
+
 async def test_prompts_are_offered_as_slash_commands_with_arguments(http) -> None:
     prompts = http.get_capability("mcp.prompts")()
     assert prompts == [{"server": "test", "name": "review", "command": "mcp__test__review",

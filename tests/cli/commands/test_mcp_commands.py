@@ -66,6 +66,7 @@ def test_bad_input_is_one_message_and_exit_2(cli, project_dir) -> None:
         (("mcp", "add", "x", "-e", "NOEQUALS", "--", "cmd"), "--env 'NOEQUALS' is not KEY=VALUE"),
         (("mcp", "add", "x", "--global", "--shared", "--", "cmd"), "choose only one of"),
         (("mcp", "get", "nope"), "no MCP server named 'nope'"),
+        (("mcp", "login", "nope"), "no MCP server named 'nope'"),
     ]:
         result = cli(*args)
         assert result.exit_code == 2, (args, result.output)
@@ -113,3 +114,12 @@ def test_list_reads_upstreams_files_too_in_tool_mcps_order(cli, project_dir, amp
     assert json.loads(cli("mcp", "get", "both", "--json").stdout)["file"] == str(named)
     assert cli("mcp", "remove", "old").exit_code == 0
     assert "old" not in json.loads(upstream.read_text(encoding="utf-8"))["mcpServers"]
+
+
+def test_login_is_for_http_servers_and_logout_says_when_nothing_was_kept(cli, project_dir) -> None:
+    cli("mcp", "add", "local", "--", "some-command")
+    login = cli("mcp", "login", "local")
+    assert login.exit_code == 2
+    assert "MCP server 'local' is a stdio server; only HTTP servers log in" in login.output
+    logout = cli("mcp", "logout", "local")
+    assert logout.exit_code == 0 and "No login kept for MCP server 'local'." in logout.output

@@ -5,8 +5,11 @@ HTTP+SSE, as a real separate process.
 
 Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``fail(message)`` (a tool error),
 ``big(size)``, ``env(name)``, ``pid()``, ``crash()`` (exits the process), ``slow()`` (waits until cancelled),
-``slow_started()`` and ``was_cancelled()`` (wait, bounded, for ``slow`` to run / be cancelled).
-Prompt ``review(topic)``. Resource ``test://readme``. ``--linger`` (stdio): keep running after stdin closes.
+``slow_started()`` and ``was_cancelled()`` (wait, bounded, for ``slow`` to run / be cancelled), ``grow(name)`` (adds
+a tool and sends tools/list_changed: use a stdio server, the HTTP one is shared), ``steps(count)`` (progress
+notifications), ``ask_name()`` (an elicitation).
+Prompt ``review(topic)``. Resource ``test://readme``, template ``test://greeting/{name}``.
+``--linger`` (stdio): keep running after stdin closes.
 
 In tests use the fixtures of ``mcptestserver.fixtures``: ``mcp_http_server`` / ``mcp_sse_server`` (one server
 process per test worker), and ``stdio_command()`` / ``stdio_server_env()`` for a stdio server spec. Servers start

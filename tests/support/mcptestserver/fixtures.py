@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +16,11 @@ from warmstart import python_module_command
 _SUPPORT = str(Path(__file__).resolve().parent.parent)
 
 
-def start_http_server(transport: str) -> tuple[subprocess.Popen[str], str]:
+def start_http_server(transport: str, *arguments: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [_SUPPORT, env.get("PYTHONPATH")]))
     process = subprocess.Popen(
-        [*python_module_command("mcptestserver"), "--transport", transport],
+        [*python_module_command("mcptestserver"), "--transport", transport, *arguments],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, start_new_session=True,
     )
     assert process.stdout is not None
@@ -53,6 +54,21 @@ def mcp_sse_server() -> Iterator[str]:
     process, url = start_http_server("sse")
     yield url
     stop_server(process)
+
+
+@pytest.fixture
+def mcp_oauth_server() -> Iterator[str]:
+    """URL of a Streamable HTTP MCP test server behind its own loopback OAuth authorization server (oauth.py),
+    fresh for each test (it holds the registrations and tokens)."""
+    process, url = start_http_server("oauth")
+    yield url
+    stop_server(process)
+
+
+def browser_command() -> str:
+    """A ``BROWSER`` value that runs the stand-in of browser.py: it follows the authorize redirect to the client's
+    loopback callback, as a user who approves would."""
+    return f"{sys.executable} -I -S {Path(__file__).with_name('browser.py')} %s"
 
 
 def stdio_server_env() -> dict[str, str]:

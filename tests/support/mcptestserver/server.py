@@ -6,13 +6,18 @@ import base64
 import os
 
 import anyio
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
+from pydantic import BaseModel
 
 from . import README_TEXT
 
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
+
+
+class NameForm(BaseModel):
+    name: str
 
 
 def build_server() -> MCPServer:
@@ -73,6 +78,28 @@ def build_server() -> MCPServer:
     def crash() -> str:
         os._exit(3)
 
+    @server.tool(description="Add a tool called `name` (it echoes with its name) and tell the client.")
+    async def grow(name: str, ctx: Context) -> str:
+        def grown(text: str) -> str:
+            return f"{name}: {text}"
+
+        server.add_tool(grown, name=name, description=f"Added at runtime as {name}.")
+        await ctx.request_context.session.send_tool_list_changed()
+        return f"added {name}"
+
+    @server.tool(description="Report progress `count` times, then answer.")
+    async def steps(count: int, ctx: Context) -> str:
+        for step in range(1, count + 1):
+            await ctx.report_progress(step, count, f"step {step} of {count}")
+        return f"{count} steps done"
+
+    @server.tool(description="Ask the user for their name (elicitation).")
+    async def ask_name(ctx: Context) -> str:
+        answer = await ctx.elicit("What is your name?", NameForm)
+        if answer.action == "accept":
+            return f"hello {answer.data.name}"
+        return f"no name ({answer.action})"
+
     @server.prompt(description="Ask for a review of a topic.")
     def review(topic: str) -> str:
         return f"Please review {topic} carefully."
@@ -80,5 +107,10 @@ def build_server() -> MCPServer:
     @server.resource("test://readme", name="readme", description="A text resource", mime_type="text/plain")
     def readme() -> str:
         return README_TEXT
+
+    @server.resource("test://greeting/{name}", name="greeting", description="A greeting for someone",
+                     mime_type="text/plain")
+    def greeting(name: str) -> str:
+        return f"Hello, {name}, from a resource template."
 
     return server
