@@ -230,7 +230,7 @@ async def test_an_untrusted_project_is_told_and_trusted_only_on_yes(e2e_api, ans
                 assert len(client.permission_requests) == 1  # asked once per session
 
 
-async def test_skills_and_mcp_prompts_are_commands_too(editor_project) -> None:
+async def test_skills_mcp_prompts_and_resources_work_as_in_the_chat(editor_project) -> None:
     from acp.schema import EnvVariable, McpServerStdio
 
     project = editor_project.project
@@ -241,6 +241,7 @@ async def test_skills_and_mcp_prompts_are_commands_too(editor_project) -> None:
     server = editor_project.server
     server.add(Turn(text="Tidied."), when_last_user_contains="tidy")
     server.add(Turn(text="Reviewed."), when_last_user_contains="carefully")
+    server.add(Turn(text="Read it."), when_last_user_contains="resource")
     command = stdio_command()
     spec = McpServerStdio(name="tester", command=command[0], args=command[1:],
                           env=[EnvVariable(name=k, value=v) for k, v in stdio_server_env().items()])
@@ -254,6 +255,8 @@ async def test_skills_and_mcp_prompts_are_commands_too(editor_project) -> None:
         await editor.say(session_id, "/mcp__tester__review the parser")
         answer = await editor.say(session_id, "/mcp__tester__review")  # a required argument is missing
         assert answer.stop_reason == "end_turn" and "needs topic" in editor.client.agent_text()
+        await editor.say(session_id, "summarise the resource @tester:test://readme")
     asked = [request.last_user_text for request in _messages(server)]
-    assert asked == ["Load the skill 'tidy' with load_skill and follow it for: the imports.",
-                     "Please review the parser carefully."]
+    assert asked[:2] == ["Load the skill 'tidy' with load_skill and follow it for: the imports.",
+                         "Please review the parser carefully."]
+    assert "hello from a resource" in asked[2]

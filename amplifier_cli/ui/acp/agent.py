@@ -163,7 +163,12 @@ class AmplifierAgent:
                 return PromptResponse(stop_reason="end_turn")
             if isinstance(answer, CommandTurn):
                 text = answer.prompt
-        outcome = await session.run(text, content.images)
+        from ...sessions.mcp_mentions import attach_mcp_resources  # `@server:uri`, as in the chat and `run`
+
+        resources = await attach_mcp_resources(text, session.live.coordinator)
+        if resources.problems:
+            raise request_error(ParamsProblem("; ".join(resources.problems)))
+        outcome = await session.run(resources.prompt(text), [*content.images, *resources.images])
         return session.response_for(outcome)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
