@@ -179,8 +179,11 @@ class AcpSession:
         return [tool_diff_content(edit[0], edit[2], edit[1])] if edit is not None else None
 
     async def _current_text(self, path: Path) -> str | None:
-        """The file as the user sees it now (the editor's buffer when it offers reading), None when new."""
+        """The file as the user sees it now (the editor's buffer when it offers reading), None when new. Only
+        inside the session's directory: a diff never shows what the file tools would refuse to read."""
         try:
+            if not path.resolve().is_relative_to(self.cwd.resolve()):
+                return None
             if not path.is_file() or path.stat().st_size > PREVIEW_LIMIT:
                 return None
             if self.editor_reads:
