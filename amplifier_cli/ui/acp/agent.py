@@ -71,7 +71,7 @@ class AmplifierAgent:
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None, **kwargs: Any) -> dict[str, Any]:
         """Answered as JSON: while the SDK's models are still being imported it is answered early (see
-        ``amplifier_cli.ui.acp._answer_early``), the same way."""
+        ``amplifier_cli.ui.acp._Early``), the same way."""
         session = await self._open(cwd, mcp_servers, resume_id=None)
         self.wire.after_reply(lambda: self._announce(session))
         return {"sessionId": session.id, **self._state(session)}

@@ -48,7 +48,9 @@ def test_switching_sessions_ends_the_one_left_with_reason_resume(spawn_chat, cha
     chat = spawn_chat()
     chat.ready()
     chat.exchange("hello", "first-answer")
-    chat.exchange("/fork", "now in the fork")
+    chat.send_line("/fork")
+    chat.expect("now in the fork")
+    chat.ready()  # the fork is open (a session still opening at /exit never started, so it has no end)
     assert chat.exit() == 0
     ended = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
     assert [event["reason"] for event in ended] == ["resume", "prompt_input_exit"]
