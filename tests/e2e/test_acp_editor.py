@@ -260,3 +260,22 @@ async def test_skills_mcp_prompts_and_resources_work_as_in_the_chat(editor_proje
     assert asked[:2] == ["Load the skill 'tidy' with load_skill and follow it for: the imports.",
                          "Please review the parser carefully."]
     assert "hello from a resource" in asked[2]
+
+
+@pytest.mark.untrusted
+async def test_cancelling_while_the_trust_question_is_open_sends_nothing(e2e_api) -> None:
+    import asyncio
+
+    e2e_api.trust_project = False
+    (e2e_api.project / ".mcp.json").write_text('{"mcpServers": {"theirs": {"command": "./bin/theirs.sh"}}}')
+    e2e_api.profile("mine", user=True, tools=("tool-filesystem", "tool-mcp"), hooks=())
+    e2e_api.server.add(Turn(text="never"), repeat=True)
+    client = EditorClient(hold_permission=asyncio.Event(), choices=["cancelled"])
+    async with e2e_api.acp("-P", "mine", client=client) as editor:
+        session_id = await editor.start(e2e_api.project)
+        prompt = asyncio.ensure_future(editor.say(session_id, "hello"))
+        await asyncio.wait_for(client.permission_asked.wait(), 30)
+        await editor.conn.cancel(session_id=session_id)
+        client.hold_permission.set()  # the editor answers the open question "cancelled", as ACP says it must
+        assert (await asyncio.wait_for(prompt, 30)).stop_reason == "cancelled"
+    assert _messages(e2e_api.server) == []

@@ -139,6 +139,7 @@ class AmplifierAgent:
         task = asyncio.current_task()
         assert task is not None
         self._prompts[session_id] = task
+        session.cancelled = False
         try:
             return await self._prompt(session, prompt)
         finally:

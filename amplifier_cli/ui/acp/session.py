@@ -42,6 +42,7 @@ class AcpSession:
         self.cwd = Path(live.paths.cwd)
         self.editor_reads = editor_reads
         self.control: TurnControl | None = None
+        self.cancelled = False  # session/cancel during this prompt, before its turn began (the trust question)
         self.told: list[str] = []  # messages to show at the start of the next prompt (warnings, hook messages)
         self.greeted = False  # before_first_prompt has run
         self.models: list[str] = []  # what the provider offers (offer_models)
@@ -308,6 +309,8 @@ class AcpSession:
 
     # -- turns --------------------------------------------------------------------------------------------
     async def run(self, prompt: str, images: list[dict[str, Any]]) -> TurnOutcome:
+        if self.cancelled:  # the editor cancelled while the prompt waited for an answer of its own
+            return TurnOutcome("interrupted")
         self.control = TurnControl(self.live.coordinator, notify=lambda text: None)
         try:
             outcome = await run_turn(self.live, prompt, images, control=self.control)
@@ -341,6 +344,8 @@ class AcpSession:
         """`session/cancel`: stop the turn at once; a pending permission request ends with it."""
         if self.control is not None:
             self.control.cancel()
+        else:
+            self.cancelled = True
 
     async def close(self) -> None:
         self.cancel()
