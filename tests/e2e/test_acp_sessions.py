@@ -168,3 +168,19 @@ async def test_a_broken_profile_is_an_error_naming_it_and_the_agent_keeps_servin
         assert "no-such-profile" in str(failed.value)
         listed = await editor.conn.list_sessions(cwd=str(editor_project.project))
         assert listed.sessions == []  # nothing half-made was kept
+
+
+async def test_a_retried_request_is_explained_and_the_session_gets_its_title(editor_project) -> None:
+    from fakeapi import Fault
+
+    editor_project.server.add(Fault.status(529))
+    editor_project.server.add(Turn(text="After the retry."))
+    async with editor_project.acp("-P", "acp") as editor:
+        session_id = await editor.start(editor_project.project)
+        assert (await editor.say(session_id, "Name this   session\nplease")).stop_reason == "end_turn"
+        client = editor.client
+        thoughts = "".join(u.content.text for u in client.of_kind("agent_thought_chunk"))
+        assert "trying again" in thoughts and "attempt 1" in thoughts
+        assert client.agent_text() == "After the retry."
+        info = client.of_kind("session_info_update")[-1]
+        assert info.title == "Name this session please" and info.updated_at

@@ -72,7 +72,7 @@ class AcpSession:
         for event, handler in (("content_block:delta", self._on_text), ("thinking:delta", self._on_thinking),
                                ("tool:pre", self._on_tool_pre), ("tool:post", self._on_tool_post),
                                ("tool:error", self._on_tool_error), ("todo:updated", self._on_todos),
-                               ("llm:response", self._on_usage)):
+                               ("llm:response", self._on_usage), ("provider:retry", self._on_retry)):
             hooks.register(event, handler, priority=LATE, name=f"acp:{event}")
 
     async def _on_text(self, event: str, data: dict[str, Any]) -> HookResult:
@@ -137,6 +137,18 @@ class AcpSession:
         if isinstance(todos, list):
             await self.update(update_plan([plan_entry(str(item.get("content") or ""), status=_plan_status(item))
                                            for item in todos if isinstance(item, dict)]))
+        return HookResult()
+
+    async def _on_retry(self, event: str, data: dict[str, Any]) -> HookResult:
+        """A provider call is tried again: any text the failed attempt streamed comes again (ACP cannot take
+        chunks back), so the editor is told why."""
+        from acp import update_agent_thought_text
+
+        delay = data.get("delay")
+        wait = f" in {float(delay):.1f} s" if isinstance(delay, int | float) else ""
+        await self.update(update_agent_thought_text(
+            f"\n(the model provider failed: {data.get('message') or data.get('error_type') or 'error'}; trying again"
+            f"{wait}, attempt {data.get('attempt')}; text from the failed attempt may repeat)\n"))
         return HookResult()
 
     async def _on_usage(self, event: str, data: dict[str, Any]) -> HookResult:
@@ -321,7 +333,17 @@ class AcpSession:
         if outcome.budget_stop is not None:
             spent = "; no more model calls in this session" if outcome.ending == "budget_spent" else ""
             await self.say(f"\nStopped: {outcome.budget_stop.message()}{spent}.\n")
+        await self._send_info()
         return outcome
+
+    async def _send_info(self) -> None:
+        """The session's title (its first prompt, as `session list` shows it) and when it was last active."""
+        from acp.schema import SessionInfoUpdate
+
+        metadata = self.live.record.metadata
+        title = " ".join((metadata.first_prompt or "").split())[:80] or None
+        await self.update(SessionInfoUpdate(session_update="session_info_update", title=title,
+                                            updated_at=metadata.updated))
 
     def response_for(self, outcome: TurnOutcome) -> Any:
         """The `session/prompt` answer: the stop reason and the turn's tokens; a failed turn is an error the
