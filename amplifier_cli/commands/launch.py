@@ -87,35 +87,10 @@ def start(
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it. ``chat``: a prompt opens the
     chat with it as the first message when stdin and stdout are a terminal (`amplifier "PROMPT"`)."""
-    from ..errors import UsageError
-
-    _check_choice(output_format, OUTPUT_FORMATS, "--output-format")
-    _check_choice(approval, APPROVAL_MODES, "--approval")
-    if sandbox is not None:
-        from amplifier_support.sandbox_modes import MODES as SANDBOX_MODES  # only when the flag is given
-
-        _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
-    if mode is not None:
-        _check_choice(mode, SESSION_MODES, "--mode")
-    if max_turns is not None and max_turns < 1:
-        raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
-    budget = _budget(max_turns, max_total_tokens, max_cost)
-    if max_tokens is not None and max_tokens < 1:
-        raise UsageError.single("--max-tokens must be at least 1", fix="pass a positive number, e.g. --max-tokens 500")
-    if resume and session_id:
-        raise UsageError.single(
-            "--resume and --session-id cannot be combined",
-            fix="use --resume ID to continue a session, --session-id ID to name a new one",
-        )
-    if session_id is not None:
-        _check_new_session_id(session_id)
+    _check_choices(output_format=output_format, approval=approval, sandbox=sandbox, mode=mode)
+    budget = _check_limits(max_turns, max_tokens, max_total_tokens, max_cost)
+    resume = _session_to_resume(resume, session_id, fork=fork, continue_latest=continue_latest)
     _check_cassette_options(record, replay, replay_tools)
-    if fork and not resume and not continue_latest:
-        raise UsageError.single("--fork needs a session to fork", fix="use it with --resume ID")
-    if continue_latest:
-        resume = _latest_session_id()
-    if fork and resume:
-        resume = fork_stored_session(resume, None)
     attached = _read_images(images)
     first_message = _valid_text(prompt) if chat and prompt and in_a_terminal() else None
     text = None if first_message is not None else compose_prompt(prompt)
@@ -129,30 +104,83 @@ def start(
         from ..sessions.cassettes import open_cassette
 
         request.cassette = open_cassette(record, replay, replay_tools)
-    if text is None and attached:
+    if text is not None:
+        from ..ui.oneshot import OneShotOptions, run_one_shot_sync
+
+        return run_one_shot_sync(request, OneShotOptions(
+            prompt=text,
+            output_format=cast("OutputFormat", output_format),  # checked against OUTPUT_FORMATS above
+            approval=cast("ApprovalMode", approval),  # checked against APPROVAL_MODES above
+            max_turns=max_turns,
+            images=attached,
+        ))
+    return _start_chat(request, approval, first_message, attached=bool(attached),
+                       first_run=profile is None and provider is None and resume is None)
+
+
+def _check_choices(*, output_format: str = DEFAULT_OUTPUT_FORMAT, approval: str = DEFAULT_APPROVAL,
+                   sandbox: str | None = None, mode: str | None = None) -> None:
+    """The options that take one of a few words (shared by run, continue, the chat and acp)."""
+    _check_choice(output_format, OUTPUT_FORMATS, "--output-format")
+    _check_choice(approval, APPROVAL_MODES, "--approval")
+    if sandbox is not None:
+        from amplifier_support.sandbox_modes import MODES as SANDBOX_MODES  # only when the flag is given
+
+        _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
+    if mode is not None:
+        _check_choice(mode, SESSION_MODES, "--mode")
+
+
+def _check_limits(max_turns: int | None, max_tokens: int | None, max_total_tokens: int | None,
+                  max_cost: str | None) -> Any:
+    """The budget the limits make (None without any), after checking each limit is positive."""
+    from ..errors import UsageError
+
+    if max_turns is not None and max_turns < 1:
+        raise UsageError.single("--max-turns must be at least 1", fix="pass a positive number, e.g. --max-turns 10")
+    budget = _budget(max_turns, max_total_tokens, max_cost)
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError.single("--max-tokens must be at least 1", fix="pass a positive number, e.g. --max-tokens 500")
+    return budget
+
+
+def _session_to_resume(resume: str | None, session_id: str | None, *, fork: bool, continue_latest: bool) -> str | None:
+    """The id of the session to resume (the latest for `continue`, a new copy with --fork), after checking that
+    the session options go together."""
+    from ..errors import UsageError
+
+    if resume and session_id:
+        raise UsageError.single(
+            "--resume and --session-id cannot be combined",
+            fix="use --resume ID to continue a session, --session-id ID to name a new one",
+        )
+    if session_id is not None:
+        _check_new_session_id(session_id)
+    if fork and not resume and not continue_latest:
+        raise UsageError.single("--fork needs a session to fork", fix="use it with --resume ID")
+    if continue_latest:
+        resume = _latest_session_id()
+    if fork and resume:
+        resume = fork_stored_session(resume, None)
+    return resume
+
+
+def _start_chat(request: Any, approval: str, first_message: str | None, *, attached: bool, first_run: bool) -> int:
+    """No prompt to run: the chat, when stdin is a terminal (first-run setup before it when nothing was chosen)."""
+    from ..errors import UsageError
+
+    if attached:
         raise UsageError.single("--image needs a prompt to go with it",
                                 fix='add one: amplifier run --image pic.png "what is in this picture?"')
-    if text is None:
-        if sys.stdin is not None and sys.stdin.isatty():
-            from ..ui.repl import run_repl
-
-            if profile is None and provider is None and resume is None:
-                _first_run_setup()
-
-            return run_repl(request, approval=approval, first_message=first_message)
+    if sys.stdin is None or not sys.stdin.isatty():
         raise UsageError.single(
             "no prompt given and stdin is not a terminal", fix='pass a prompt: amplifier run "..." (or pipe one in)'
         )
-    from ..ui.oneshot import OneShotOptions, run_one_shot_sync
+    from ..ui.repl import run_repl
 
-    options = OneShotOptions(
-        prompt=text,
-        output_format=cast("OutputFormat", output_format),  # checked against OUTPUT_FORMATS above
-        approval=cast("ApprovalMode", approval),  # checked against APPROVAL_MODES above
-        max_turns=max_turns,
-        images=attached,
-    )
-    return run_one_shot_sync(request, options)
+    if first_run:
+        _first_run_setup()
+    return run_repl(request, approval=approval, first_message=first_message)
 
 
 def _read_images(images: list[str] | None) -> list[dict[str, Any]]:
@@ -292,13 +320,7 @@ def start_reporting_failures(options: dict[str, Any]) -> int:
 def start_acp(*, profile: str | None = None, provider: str | None = None, model: str | None = None,
               sandbox: str | None = None, approval: str = DEFAULT_APPROVAL, mode: str | None = None) -> int:
     """`amplifier acp`: serve an editor on stdin/stdout (ui/acp); the options apply to every session it opens."""
-    _check_choice(approval, APPROVAL_MODES, "--approval")
-    if sandbox is not None:
-        from amplifier_support.sandbox_modes import MODES as SANDBOX_MODES
-
-        _check_choice(sandbox, SANDBOX_MODES, "--sandbox")
-    if mode is not None:
-        _check_choice(mode, SESSION_MODES, "--mode")
+    _check_choices(approval=approval, sandbox=sandbox, mode=mode)
     from ..ui.acp import AcpOptions, run_acp
 
     return run_acp(AcpOptions(profile=profile, provider=provider, model=model, sandbox=sandbox, approval=approval,
