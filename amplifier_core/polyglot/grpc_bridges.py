@@ -15,36 +15,18 @@ from .. import llm_errors
 from ..message_models import ChatRequest, ChatResponse, ToolCall
 from ..models import HookResult, ModelInfo, ProviderInfo, ToolResult
 from . import proto_convert as convert
+from .tool_spec import DescribedTool
 
 logger = logging.getLogger(__name__)
 
 
-class GrpcTool:
+class GrpcTool(DescribedTool):
     """A ToolService as a kernel tool (the spec is read once, at mount)."""
 
     def __init__(self, stub: Any, pb: Any, spec: Any) -> None:
+        super().__init__(spec.name, spec.description, convert._loads(spec.parameters_json, {}))
         self._stub = stub
         self._pb = pb
-        self._name = spec.name
-        self._description = spec.description
-        schema = convert._loads(spec.parameters_json, {})
-        self._schema: dict[str, Any] = schema if isinstance(schema, dict) else {}
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def description(self) -> str:
-        return self._description
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return self._schema
-
-    def get_spec(self) -> dict[str, Any]:
-        """2.0.2's spelling of the spec."""
-        return {"name": self._name, "description": self._description, "parameters": self._schema}
 
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         request = self._pb.ToolExecuteRequest(input=json.dumps(input, default=str).encode("utf-8"),

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from ..interfaces import ApprovalRequest, ApprovalResponse
 from ..message_models import ChatRequest, ChatResponse, ToolCall
 from ..models import HookResult, ModelInfo, ProviderInfo, ToolResult
+from .tool_spec import DescribedTool
 from .wasm_runtime import ComponentInstance, ComponentTrap
 
 
@@ -33,28 +34,11 @@ def checked(raw: Any, what: str) -> None:
         raise ComponentTrap(f"{what} failed: {raw}")
 
 
-class WasmTool:
+class WasmTool(DescribedTool):
     def __init__(self, component: ComponentInstance, spec: dict[str, Any]) -> None:
+        super().__init__(str(spec.get("name") or component.manifest.module_id), str(spec.get("description") or ""),
+                         spec.get("parameters") or spec.get("input_schema") or {})
         self._component = component
-        self._name = str(spec.get("name") or component.manifest.module_id)
-        self._description = str(spec.get("description") or "")
-        schema = spec.get("parameters") or spec.get("input_schema") or {}
-        self._schema: dict[str, Any] = schema if isinstance(schema, dict) else {}
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def description(self) -> str:
-        return self._description
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return self._schema
-
-    def get_spec(self) -> dict[str, Any]:
-        return {"name": self._name, "description": self._description, "parameters": self._schema}
 
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         try:
