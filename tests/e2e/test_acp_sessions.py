@@ -55,7 +55,10 @@ async def test_session_load_replays_the_conversation_then_continues_it(editor_pr
     server = editor_project.server
     server.add(Turn(tool_calls=[ToolCall("read_file", {"file_path": "notes.txt"}, id="toolu_read")]),
                when_last_user_contains="notes")
-    server.add(Turn(text="It says hello."), when_last_tool_result_contains="hello")
+    server.add(Turn(tool_calls=[ToolCall("edit_file", {"file_path": "notes.txt", "old_string": "hello",
+                                                       "new_string": "hello, world"}, id="toolu_edit")]),
+               when_last_tool_result_contains="hello")
+    server.add(Turn(text="It says hello."), when_last_tool_result_contains="Edited")
     server.add(Turn(text="Still here."), when_last_user_contains="again")
     (editor_project.project / "notes.txt").write_text("hello\n")
     async with editor_project.acp("-P", "acp", "--approval", "allow") as editor:
@@ -73,6 +76,9 @@ async def test_session_load_replays_the_conversation_then_continues_it(editor_pr
         assert call.tool_call_id == "toolu_read" and call.kind == "read" and call.title == "Read notes.txt"
         result = client.of_kind("tool_call_update")[0]
         assert result.tool_call_id == "toolu_read" and "hello" in result.content[0].content.text
+        edit = client.of_kind("tool_call")[1]
+        assert edit.kind == "edit" and (edit.content[0].old_text, edit.content[0].new_text) == ("hello", "hello, world")
+        assert client.of_kind("tool_call_update")[1].content is None  # the diff stays the edit's content
         assert client.agent_text() == "It says hello."
         client.clear()
         assert (await editor.say(session_id, "again?")).stop_reason == "end_turn"

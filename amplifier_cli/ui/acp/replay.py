@@ -8,13 +8,28 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .tool_calls import result_text, tool_kind, tool_locations, tool_path, tool_title
+from .tool_calls import EDIT_TOOLS, result_text, tool_kind, tool_locations, tool_path, tool_title
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return [block for block in content or [] if isinstance(block, dict)]
+
+
+def _edit_of(name: str, arguments: dict[str, Any], path: Path | None) -> Any:
+    """An edit as a diff from what the call says: the whole new file for write_file, the replaced text for
+    edit_file (the file as it was then is not kept)."""
+    from acp import tool_diff_content
+
+    if path is None:
+        return None
+    if name == "write_file" and isinstance(arguments.get("content"), str):
+        return [tool_diff_content(str(path), arguments["content"])]
+    old, new = arguments.get("old_string"), arguments.get("new_string")
+    if name == "edit_file" and isinstance(old, str) and isinstance(new, str):
+        return [tool_diff_content(str(path), new, old)]
+    return None
 
 
 def _image(block: dict[str, Any]) -> Any:
@@ -64,12 +79,15 @@ def replay_updates(messages: list[dict[str, Any]], cwd: Path) -> Iterator[Any]:
                     path = tool_path(arguments, cwd)
                     yield start_tool_call(str(block["id"]), tool_title(name, arguments, cwd),
                                           kind=tool_kind(name), status="pending",  # type: ignore[arg-type]
-                                          raw_input=arguments, locations=tool_locations(path))
+                                          raw_input=arguments, locations=tool_locations(path),
+                                          content=_edit_of(name, arguments, path))
         elif role == "tool" and message.get("tool_call_id"):
             content = message.get("content")
             text = content if isinstance(content, str) else "\n".join(
                 str(block.get("text") or "") for block in _blocks(content) if block.get("type") == "text")
             shown = result_text(text)
+            if message.get("name") in EDIT_TOOLS:  # the diff stays what the editor shows of an edit
+                shown = ""
             yield update_tool_call(str(message["tool_call_id"]), status="completed",
                                    content=[tool_content(text_block(shown))] if shown else None)
 
