@@ -20,6 +20,12 @@ WRONG_SHAPES = [
     ('{"role": "assistant", "content": [{"type": "tool_call", "id": "c1"}]}',
      "has a bad 'content[0]': a 'tool_call' block without 'name'"),
     ('["role", "user"]', "is a list, not a message object"),
+    ('{"role": "assistant", "content": "", "tool_calls": [{"id": 7}]}',
+     "has a bad 'tool_calls[0]': its 'id' is a number, not text"),
+    ('{"role": "assistant", "content": "", "tool_calls": [{"id": "c9", "tool": 5}]}',
+     "has a bad 'tool_calls[0]': its 'tool' is a number, not text"),
+    ('{"role": "assistant", "content": "", "tool_calls": [{"id": "c9", "tool": "x", "arguments": [1]}]}',
+     "has a bad 'tool_calls[0]': its 'arguments' is a list, not an object"),
 ]
 
 
