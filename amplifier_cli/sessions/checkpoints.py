@@ -46,7 +46,7 @@ class ShadowRepo:
 
     def __init__(self, data_dir: Path, project: Path) -> None:
         self.project = project.resolve()
-        key = hashlib.sha256(str(self.project).encode()).hexdigest()[:16]
+        key = hashlib.sha256(os.fsencode(self.project)).hexdigest()[:16]  # a name that is not UTF-8 too
         self.git_dir = data_dir / "checkpoints" / key
 
     def git(self, *args: str, check: bool = True) -> str:

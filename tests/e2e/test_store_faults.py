@@ -117,3 +117,38 @@ def test_a_run_in_a_directory_whose_name_is_not_utf8_works_and_is_listed(e2e) ->
                             env=e2e.env, timeout=TIMEOUT, check=False)
     assert listed.returncode == 0 and b"Traceback" not in listed.stderr
     assert [row["session_id"] for row in json.loads(listed.stdout)] == [session.name]
+
+
+def test_a_project_whose_own_name_is_not_utf8_runs_chats_checkpoints_and_prints_json(e2e) -> None:
+    """The project root itself (its own git repository) has a name that is not UTF-8: the checkpoint repository, the
+    chat's history and the JSON output take the name as bytes, never a UnicodeEncodeError."""
+    import pexpect
+    from testkit.terminal import spawn_in_terminal
+
+    odd = os.path.join(os.fsencode(e2e.project.parent), b"proj-caf\xe9-\xff")
+    os.mkdir(odd)
+    subprocess.run(["git", "init", "-q", odd], check=True)
+    script = [{"tool_calls": [{"name": "write_file", "arguments": {"file_path": "a.txt", "content": "a\n"}}]},
+              "wrote it", {"text": "chatted", "match": "chat"}]
+    e2e.profile("odd", provider="scripted", script=script, tools=("tool-filesystem",), user=True)
+    command = installed_amplifier()
+    result = subprocess.run([*command, "run", "-P", "odd", "-o", "json", "write"], capture_output=True,
+                            cwd=odd, env=e2e.env, timeout=TIMEOUT, check=False)
+    assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
+    record = json.loads(result.stdout)
+    assert record["response"] == "wrote it" and record["trust"]["project"] == os.fsdecode(odd)
+    assert b"checkpoints are off" not in result.stderr
+    session = e2e.only_session()
+    assert [row["turn"] for row in map(json.loads, (session / "checkpoints.jsonl").read_text().splitlines())]
+
+    chat = spawn_in_terminal(command[0], [*command[1:], "--resume", session.name, "-P", "odd"],
+                             cwd=os.fsdecode(odd), env=e2e.env, encoding="utf-8", dimensions=(40, 160),
+                             timeout=TIMEOUT)
+    chat.expect_exact("❯ ")
+    chat.send("chat\r")
+    chat.expect_exact("chatted")
+    chat.expect_exact("❯ ")
+    chat.send("/exit\r")
+    chat.expect(pexpect.EOF)
+    chat.close()
+    assert chat.exitstatus == 0 and "Traceback" not in chat.before, chat.before

@@ -97,7 +97,10 @@ class ShellHooks:
             if refusal is not None:
                 answers.append(HookAnswer(warning=f"{describe(hook_event.name, hook)} was not run. {refusal}"))
                 continue
-            stdin_data = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
+            try:
+                stdin_data = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:  # a path that is not UTF-8: JSON escapes, which decode to the same name
+                stdin_data = json.dumps(payload, default=json_default).encode("ascii")
             env_file = str(self.env_file.path)
             hook_env = {**env, **self.env_file.variables(), **dict.fromkeys(ENV_FILE_VARIABLES, env_file)}
             if hook.plugin_root:
