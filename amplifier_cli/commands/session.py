@@ -263,7 +263,7 @@ def rewind(
 
     from ..config.paths import AmplifierPaths
     from ..errors import ConfigError, UsageError
-    from ..sessions.checkpoints import CheckpointError, ShadowRepo
+    from ..sessions.checkpoints import INDEX_FILE, CheckpointError, ShadowRepo
     from ..sessions.rewind import apply_rewind, plan_rewind, project_of
 
     if files_only and conversation_only:
@@ -271,7 +271,7 @@ def rewind(
     _, record = _find(session_id)
     record.lock()
     try:
-        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record))
+        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record), record.directory / INDEX_FILE)
         try:
             plan = plan_rewind(record, repo, to, files=not conversation_only, conversation=not files_only)
         except ValueError as error:

@@ -334,9 +334,10 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     live.usage.attach(coordinator.hooks)
     live.usage.on_budget_reached = lambda stop: coordinator.cancellation.request_graceful()
     if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
-        from .checkpoints import Checkpointer, ShadowRepo
+        from .checkpoints import INDEX_FILE, Checkpointer, ShadowRepo
 
-        checkpointer = Checkpointer(ShadowRepo(located.paths.data_dir, project_key(located.paths)), record)
+        repo = ShadowRepo(located.paths.data_dir, project_key(located.paths), record.directory / INDEX_FILE)
+        checkpointer = Checkpointer(repo, record)
         checkpointer.warn = lambda text: sys.stderr.write(f"warning: {text}\n")
         checkpointer.attach(coordinator.hooks)
     spawner.bind(live)
