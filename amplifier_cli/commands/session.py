@@ -115,6 +115,9 @@ def show(
     typer.echo(f"{'directory':>11}: {detail['directory']}")
     counts = ", ".join(f"{role} {count}" for role, count in detail["message_counts"].items())
     typer.echo(f"{'messages':>11}: {counts or 'none'}")
+    if detail["compactions"]:
+        typer.echo(f"{'compacted':>11}: {detail['compactions']} time(s); the messages before each summary are kept "
+                   "(rewind or fork to a turn before it to continue from there)")
     if detail["children"]:
         typer.echo(f"{'sub-agents':>11}: {', '.join(child[:8] for child in detail['children'])}")
     for warning in detail["warnings"]:

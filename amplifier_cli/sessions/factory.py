@@ -52,7 +52,7 @@ from .request import SessionRequest  # re-exported for callers
 from .sdk_imports import start_sdk_import
 from .secrets import session_secrets
 from .spawner import SubAgentSpawner
-from .store import SessionRecord, SessionStore, repair_transcript
+from .store import SessionRecord, SessionStore, repair_transcript, since_last_compaction
 from .store.locations import project_key, session_store_for  # re-exported for callers
 from .store.recording_context import RecordingContext
 from .usage import UsageTracker
@@ -381,10 +381,13 @@ async def _restore_messages(live: LiveSession) -> None:
             "mid-turn); marked them interrupted"
         )
     context = live.coordinator.get("context")
-    if isinstance(context, RecordingContext) and not repairs and not read.warnings:
-        await context.restore(messages)  # the transcript already holds them: no rewrite of a long file
+    in_force = since_last_compaction(messages)  # lines before a /compact stay in the file, not in the context
+    if isinstance(context, RecordingContext):
+        if repairs or read.warnings:  # the whole file, bad lines out and calls answered, never only what is in force
+            record.writer.rewrite(messages)
+        await context.restore(in_force)  # otherwise the transcript already holds them: no rewrite of a long file
     else:
-        await context.set_messages(messages)
+        await context.set_messages(in_force)
     from .instructions import instruction_files_in
 
     live.instruction_files = instruction_files_in(messages)

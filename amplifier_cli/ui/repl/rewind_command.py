@@ -22,7 +22,7 @@ async def rewind_command(repl: Any, argument: str) -> bool:
     if live is None:
         return True
     words = argument.split()
-    messages = await live.coordinator.get("context").get_messages()
+    messages = live.record.read_transcript().messages  # the whole file: turns before a /compact can be rewound to
     starts = turn_starts(messages)
     if not words:
         for number, index in enumerate(starts, start=1):
