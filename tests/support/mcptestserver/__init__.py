@@ -3,8 +3,9 @@ HTTP+SSE, as a real separate process.
 
     python -m mcptestserver --transport stdio|http|sse      # http/sse print their URL as the first stdout line
 
-Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``fail(message)`` (a tool error),
-``big(size)``, ``env(name)``, ``pid()``, ``crash()`` (exits the process), ``slow()`` (waits until cancelled),
+Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``pictures(count, size)`` (large
+images), ``fail(message)`` (a tool error), ``big(size)``, ``env(name)``, ``pid()``, ``crash()`` (exits the
+process), ``slow()`` (waits until cancelled),
 ``slow_started()`` and ``was_cancelled()`` (wait, bounded, for ``slow`` to run / be cancelled).
 Prompt ``review(topic)``. Resource ``test://readme``. ``--linger`` (stdio): keep running after stdin closes.
 
