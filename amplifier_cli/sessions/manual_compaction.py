@@ -138,7 +138,11 @@ async def compact_now(coordinator: Any, provider_name: str | None, keep: str = "
                                   + summary}
     kept = _marked_boundary([*instructions, summary_message])
     replace = getattr(context, "replace_after_compaction", None)  # the app's recording context: the file keeps all
-    await (replace(kept) if callable(replace) else context.set_messages(kept))
+    try:
+        await (replace(kept) if callable(replace) else context.set_messages(kept))
+    except OSError as error:  # the transcript could not take the summary: nothing changed
+        raise CompactionRefused(f"{error.filename or 'the transcript'}: {error.strerror or error}; the "
+                                "conversation is unchanged") from None
     receipt = CompactionReceipt(len(messages), len(kept), estimate_tokens(messages), estimate_tokens(kept), summary)
     hooks = getattr(coordinator, "hooks", None)
     if hooks is not None:

@@ -28,9 +28,8 @@ class RecordingContext:
     async def replace_after_compaction(self, messages: list[dict[str, Any]]) -> None:
         """The context becomes ``messages`` (the first one marked as the boundary); the transcript keeps what it
         holds and gains them, so the conversation before the summary can still be shown, rewound to and forked."""
+        self._writer.append_all(messages)  # first: when the disk refuses, the conversation stays as it was
         await self._inner.set_messages(messages)
-        for message in messages:
-            self._writer.append(message)
 
     async def restore(self, messages: list[dict[str, Any]]) -> None:
         """Give the inner context the messages read from this transcript, without writing them back: on a

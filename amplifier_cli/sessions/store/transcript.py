@@ -67,7 +67,11 @@ class TranscriptWriter:
         return utf8_line(encode_message(line), line)
 
     def append(self, message: dict[str, Any]) -> None:
-        data = self._encode(message)
+        self.append_all([message])
+
+    def append_all(self, messages: list[dict[str, Any]]) -> None:
+        """Append ``messages`` as one write: all of them reach the file, or (on failure) none."""
+        data = b"".join(map(self._encode, messages))
         if self._descriptor is None:
             self._descriptor = self._open()
         descriptor = self._descriptor
