@@ -1,6 +1,7 @@
 """The places in a project that decide what the NEXT session trusts and runs: amplifier's own project config
-(``.amplifier/``), the MCP servers file other agents read (``.mcp.json``), and git's hooks and config (code
-git runs on the user's behalf). The model must not plant anything there unasked: file tools ask a person
+(``.amplifier/``), the MCP servers file other agents read (``.mcp.json``), the ``.claude/`` directory whose
+commands, skills and agents later sessions load, and git's hooks and config (code git runs on the user's
+behalf). The model must not plant anything there unasked: file tools ask a person
 (and refuse when nobody can answer), shell redirections into them always ask, and the sandbox mounts them
 read-only for the model's commands.
 
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_CONFIG_DIR = ".amplifier"
-PROJECT_ENTRIES = (".amplifier", ".mcp.json")  # relative to the project root
+PROJECT_ENTRIES = (".amplifier", ".mcp.json", ".claude")  # relative to the project root
+FILE_ENTRIES = frozenset({".mcp.json", "config"})  # places that are files (the others are directories)
 GIT_ENTRIES = ("hooks", "config")  # relative to the repository's git dir (and its common dir)
 
 
@@ -56,7 +58,8 @@ def protected_places(project_root: str | os.PathLike[str]) -> list[ProtectedPlac
     """Every protected place of the project at ``project_root``, resolved (whether or not it exists yet)."""
     root = Path(os.path.realpath(project_root))
     places = [ProtectedPlace(os.path.realpath(root / ".amplifier"), "amplifier's project config"),
-              ProtectedPlace(os.path.realpath(root / ".mcp.json"), "the project's MCP servers file")]
+              ProtectedPlace(os.path.realpath(root / ".mcp.json"), "the project's MCP servers file"),
+              ProtectedPlace(os.path.realpath(root / ".claude"), "the project's commands, skills and agents")]
     for git_dir in _git_dirs(root):
         if git_dir.name == ".git" and git_dir.is_file():
             places.append(ProtectedPlace(os.path.realpath(git_dir), "the git dir link"))

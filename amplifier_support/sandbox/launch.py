@@ -1,9 +1,11 @@
 """Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
 
 SPEC is JSON ``{"write": [paths], "deny_network": bool, "read_only": [paths], "namespace": bool,
-"strict": bool}``. The launcher sets no_new_privs; with ``namespace`` it enters a user + mount namespace and
-binds each existing ``read_only`` path read-only (``namespace.py``; when that fails it says so on stderr and
-goes on, unless ``strict``: then it refuses as below). Then it enforces a Landlock ruleset (writes only
+"strict": bool, "placeholders": [[path, "dir"|"file"]], "lock": path}``. The launcher sets no_new_privs; with
+``namespace`` it enters a user + mount namespace and binds each ``read_only`` path read-only (``namespace.py``;
+a ``placeholders`` place that does not exist is first made as an empty stand-in, under a shared flock of
+``lock``; when that fails it says so on stderr and goes on, unless ``strict``: then it refuses as below).
+Then it enforces a Landlock ruleset (writes only
 beneath ``write``; TCP refused with ``deny_network``) and a seccomp filter (``seccomp.py``: no setuid/setgid
 files; every IP socket refused with ``deny_network``), drops every capability (root's too, and those the user
 namespace gave) and replaces itself with PROGRAM, which inherits the confinement, as does everything PROGRAM
@@ -40,6 +42,8 @@ def main(argv: list[str]) -> int:
         read_only = [str(path) for path in spec.get("read_only", [])]
         use_namespace = bool(spec.get("namespace", False)) and bool(read_only)
         strict = bool(spec.get("strict", False))
+        placeholders = [(str(path), str(kind)) for path, kind in spec.get("placeholders", [])]
+        lock = str(spec["lock"]) if spec.get("lock") else None
     except (ValueError, KeyError, TypeError) as error:
         print(f"amplifier sandbox: bad SPEC: {error}", file=sys.stderr)
         return 2
@@ -51,7 +55,7 @@ def main(argv: list[str]) -> int:
         landlock.set_no_new_privs()
         if use_namespace:  # before Landlock, which refuses every mount
             try:
-                namespace.protect(read_only, writable)
+                namespace.protect(read_only, writable, placeholders, lock)
             except OSError as error:
                 if strict or getattr(error, "entered", False):
                     raise

@@ -12,8 +12,11 @@ renamed or removed (EBUSY: it is a mount point), and neither can the directories
 roots (``.git`` itself, a project under the temp dir): each is bound onto itself, so ``mv .git x; mkdir .git``
 cannot put a writable ``.git/hooks`` where git looks.
 
-A place that does not exist yet cannot be mounted over: creating it stays possible (the caller compares the
-places before and after each command, see ``watch.py``, and reports what changed).
+A place that does not exist yet cannot be mounted over, so one is made for it: a *placeholder*, an empty file or
+directory with mode 000 (``placeholders.py``), bound read-only like the rest. The command then cannot create the
+place (``.mcp.json``, ``.claude/commands/x.md``), while files beside it are created as usual. The app removes the
+placeholder once no mount namespace holds it; ``lock`` (the workspace directory, flocked shared here, exclusively
+there) keeps it from being removed between its creation and its mount.
 
 Standard library only (the exec launcher imports it with ``python -I -S``).
 """
@@ -114,12 +117,65 @@ def pinned_dirs(read_only: list[str], writable: list[str]) -> list[str]:
     return sorted(found, key=lambda path: (path.count("/"), path))
 
 
-def protect(read_only: list[str], writable: list[str]) -> list[str]:
-    """Enter a namespace and make each existing path of ``read_only`` read-only (and its movable parents
-    immovable). Returns the paths skipped because they do not exist. Raises NamespaceError."""
+PLACEHOLDER_MODE = 0o000
+LOCK_WAIT = 2.0  # seconds to wait for the lock; a command holding it (it can open the directory) costs only this
+
+
+def _shared_lock(path: str) -> int | None:
+    """A shared flock on ``path`` (a directory), or None when it cannot be had within LOCK_WAIT seconds."""
+    import fcntl
+    import time
+
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return descriptor
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(descriptor)
+                return None
+            time.sleep(0.01)
+
+
+def make_placeholders(placeholders: list[tuple[str, str]]) -> None:
+    """Create each missing (path, "dir"|"file") whose parent directory exists, empty and with mode 000."""
+    for path, kind in placeholders:
+        if os.path.lexists(path) or not os.path.isdir(os.path.dirname(path)):
+            continue
+        try:
+            if kind == "dir":
+                os.mkdir(path, PLACEHOLDER_MODE)
+            else:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                 PLACEHOLDER_MODE))
+        except FileExistsError:  # another command's placeholder, or the place itself: bound all the same
+            continue
+
+
+def protect(read_only: list[str], writable: list[str], placeholders: list[tuple[str, str]] | None = None,
+            lock: str | None = None) -> list[str]:
+    """Enter a namespace and make each path of ``read_only`` read-only (and its movable parents immovable); the
+    ``placeholders`` (path, kind) that do not exist are made first. Returns the paths skipped because they do not
+    exist. Raises NamespaceError."""
     libc = _libc()
     enter(libc)
     cwd = os.getcwd()
+    held = _shared_lock(lock) if lock and placeholders else None
+    try:
+        if held is not None:
+            make_placeholders(placeholders or [])
+        return _bind_all(libc, read_only, writable, cwd)
+    finally:
+        if held is not None:
+            os.close(held)  # the mounts now keep the placeholders: the app removes none that a namespace holds
+
+
+def _bind_all(libc: ctypes.CDLL, read_only: list[str], writable: list[str], cwd: str) -> list[str]:
     for directory in pinned_dirs(read_only, writable):
         if os.path.isdir(directory):
             _bind(libc, directory, read_only=False)

@@ -10,10 +10,10 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from amplifier_support.protected_paths import PROJECT_ENTRIES, protected_places
+from amplifier_support.protected_paths import FILE_ENTRIES, PROJECT_ENTRIES, protected_places
 
 from ..sandbox_modes import DEFAULT_MODE, SandboxMode, parse_mode
-from . import landlock, namespace, seccomp, watch
+from . import landlock, namespace, placeholders, seccomp, watch
 from .denials import refused_actions
 
 # Device files every program expects to write (``> /dev/null``); granted in every confined mode.
@@ -116,6 +116,7 @@ class Confinement:
     watched: tuple[tuple[str, str], ...] = ()  # the project's among them: compared before and after each command
     read_only: tuple[str, ...] = ()  # paths inside the write roots the launcher binds read-only (namespace)
     notes: tuple[str, ...] = ()  # said once, never a reason to refuse (no namespace, temp dir left out)
+    placeholders: tuple[tuple[str, str], ...] = ()  # (path, "dir"|"file") of read-only places made when missing
 
     @property
     def confined(self) -> bool:
@@ -175,7 +176,7 @@ class Confinement:
             return f"sandbox read-only: no writes except in the temp dir ({roots})"
         text = f"sandbox workspace-write: writes only in {roots}"
         if self.namespace:
-            text += "; amplifier's project config, .mcp.json and git's hooks and config are read-only"
+            text += "; amplifier's project config, .mcp.json, .claude/ and git's hooks and config are read-only"
         return text
 
     def explain(self, output: str, cwd: str) -> str | None:
@@ -183,6 +184,7 @@ class Confinement:
         rule, else None."""
         if not self.confined:
             return None
+        self.tidy()  # a refused write into a stand-in reads as a write into the place, which no longer exists
         network_refused = not self.policy.network and self.support.abi >= 4
         read_only = {}
         if self.namespace:
@@ -205,7 +207,15 @@ class Confinement:
         spec = {"write": list(self.writable), "deny_network": not self.policy.network}
         if self.namespace:
             spec.update(read_only=list(self.read_only), namespace=True, strict=self.workspace_read_only)
+            if self.placeholders:
+                spec.update(placeholders=[list(entry) for entry in self.placeholders],
+                            lock=os.path.realpath(self.workspace))
         return [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(spec), "--", *argv]
+
+    def tidy(self) -> None:
+        """Remove the launcher's stand-ins for missing places that no running command holds any more."""
+        if self.placeholders and self.namespace:
+            placeholders.remove_unheld([path for path, _ in self.placeholders], os.path.realpath(self.workspace))
 
     def snapshot(self) -> watch.Snapshot:
         """The protected places as they are now; after the command, ``changed`` compares."""
@@ -215,6 +225,7 @@ class Confinement:
         """A line naming the protected places that changed since ``before`` (None when none did), whatever
         changed them: the namespace keeps existing places read-only, not a place that did not exist yet, and
         without a namespace nothing does."""
+        self.tidy()
         found = watch.changes(before, self.snapshot(), os.path.realpath(self.workspace))
         if not found:
             return None
@@ -263,7 +274,7 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     if policy.mode == "read-only" and _inside(real_workspace, writable):
         read_only.insert(0, real_workspace)
     if read_only and support.available and not support.namespaces and policy.mode == "workspace-write":
-        notes.append("amplifier's project config, .mcp.json and git's hooks and config are NOT read-only for "
+        notes.append("amplifier's project config, .mcp.json, .claude/ and git's hooks and config are NOT read-only for "
                      f"commands: no mount namespace ({support.namespace_reason}); each command's changes to them "
                      "are reported in its result")
     gaps: list[str] = []
@@ -274,5 +285,8 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     elif not policy.network and not seccomp.supported():
         gaps.append("network: false refuses only TCP on this architecture (UDP, raw and MPTCP sockets are "
                     "not refused)")
+    stand_ins = tuple((path, "file" if os.path.basename(path) in FILE_ENTRIES else "dir")
+                      for path, label in watched if path in read_only and label != "the git dir link"
+                      and os.path.realpath(path) == path)  # a linked entry exists (the link): never made
     return Confinement(policy, workspace, support, writable, tuple(gaps), protected, watched, tuple(read_only),
-                       tuple(notes))
+                       tuple(notes), stand_ins)
