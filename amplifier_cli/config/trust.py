@@ -5,7 +5,8 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
 - MCP servers in ``.mcp.json`` and ``.amplifier/mcp.json`` (a process, or a URL with headers);
 - shell hooks under ``.amplifier/hooks/`` (hooks.json files and every script beside them);
 - project settings (``.amplifier/settings.yaml``, ``settings.local.yaml``): every key but the harmless ones
-  below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, ...);
+  below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, the hosts of
+  ``sandbox.network.allow`` that sandboxed commands may reach, ...);
 - project profiles and bundles (``.amplifier/profiles/**``: modules and their sources, includes, ``sandbox:``);
 - sub-agent definitions (``.amplifier/agents/**``, ``.claude/agents/**``) and workspace modules
   (``.amplifier/modules/**``);
@@ -228,9 +229,11 @@ def _with_files(root: Path, shows: list[str], payload: Any, files: list[Path]) -
 
 def _mcp_inputs(root: Path) -> list[ProjectInput]:
     inputs = []
+    from amplifier_support.sandbox.placeholders import is_placeholder
+
     for name in MCP_FILES:
         path = root / name
-        if not path.is_file():
+        if not path.is_file() or is_placeholder(str(path)):  # a running command's stand-in: no file yet
             continue
         raw = _read_bytes(path)
         try:

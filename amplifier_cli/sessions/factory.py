@@ -27,6 +27,8 @@ from amplifier_support.capability_names import (
     CONTEXT_TRANSCRIPT_PATH,
     MODEL_ROLE_RESOLVER,
     ROUTING_RESOLVE_ROLE,
+    SANDBOX_NETWORK_ALLOW,
+    SANDBOX_NETWORK_REMEMBER,
     SECRETS_VALUES,
     SESSION_DIR,
     SESSION_PROJECT_DIR,
@@ -38,7 +40,7 @@ from amplifier_support.capability_names import (
 )
 from amplifier_support.sandbox.settings import session_sandbox
 
-from ..config.approval_rules import saved_rules
+from ..config.approval_rules import network_allow, save_network_host, saved_rules
 from ..config.env_refs import expand_for_mount
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
@@ -235,6 +237,9 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability(SESSION_DIR, str(record.directory))
     coordinator.register_capability(SESSION_TRANSCRIPT_PATH, str(record.transcript_path))
     coordinator.register_capability(APPROVAL_RULES, saved_rules(located.settings))
+    # the hosts sandboxed commands reach through tool-bash's proxy without asking, and where "Always allow" goes
+    coordinator.register_capability(SANDBOX_NETWORK_ALLOW, network_allow(located.settings))
+    coordinator.register_capability(SANDBOX_NETWORK_REMEMBER, lambda host: save_network_host(located.paths, host))
     # the profile's `sandbox:` and `--sandbox`, which the confined modules (tool-bash, hook-shell) apply to their own
     # keys at mount; a sub-agent's request carries its parent's --sandbox (spawner.py)
     sandbox = session_sandbox(built.profile.sandbox, request.sandbox)

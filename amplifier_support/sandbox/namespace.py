@@ -26,9 +26,11 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Callable
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
 MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
@@ -67,16 +69,18 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def enter(libc: ctypes.CDLL | None = None) -> None:
+def enter(libc: ctypes.CDLL | None = None, network: Callable[[], None] | None = None) -> None:
     """Move this (single-threaded) process into a new user and mount namespace, mapping its own uid and gid to
-    themselves, with every mount private (nothing done here reaches the outer namespace)."""
+    themselves, with every mount private (nothing done here reaches the outer namespace). With ``network``, a
+    network namespace with nothing but a loopback interface too, and ``network()`` is called in it before the
+    mount namespace is made: a process it forks (the relay) holds none of the mounts made here."""
     libc = libc or _libc()
     uid, gid = os.geteuid(), os.getegid()
     # the uid map must be writable once inside; a process already in a Landlock domain (a launcher started by a
     # confined command) may not open it, and learns that before leaving its namespace, not after
     os.close(os.open("/proc/self/uid_map", os.O_WRONLY | os.O_CLOEXEC))
-    if libc.unshare(ctypes.c_int(CLONE_NEWUSER | CLONE_NEWNS)) != 0:
-        raise _fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)")
+    if libc.unshare(ctypes.c_int(CLONE_NEWUSER | (CLONE_NEWNET if network else CLONE_NEWNS))) != 0:
+        raise _fail("unshare(CLONE_NEWUSER|" + ("CLONE_NEWNET)" if network else "CLONE_NEWNS)"))
     try:
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
@@ -85,6 +89,15 @@ def enter(libc: ctypes.CDLL | None = None) -> None:
         failure = NamespaceError(error.errno or 0, f"mapping uid/gid in the new user namespace: {error.strerror}")
         failure.entered = True
         raise failure from None
+    if network is not None:
+        try:
+            network()
+        except OSError as error:
+            failure = NamespaceError(error.errno or 0, f"starting the network relay: {error.strerror or error}")
+            failure.entered = True
+            raise failure from None
+        if libc.unshare(ctypes.c_int(CLONE_NEWNS)) != 0:
+            raise _fail("unshare(CLONE_NEWNS)")
     if libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None) != 0:
         raise _fail("making mounts private")
 
@@ -158,12 +171,12 @@ def make_placeholders(placeholders: list[tuple[str, str]]) -> None:
 
 
 def protect(read_only: list[str], writable: list[str], placeholders: list[tuple[str, str]] | None = None,
-            lock: str | None = None) -> list[str]:
+            lock: str | None = None, network: Callable[[], None] | None = None) -> list[str]:
     """Enter a namespace and make each path of ``read_only`` read-only (and its movable parents immovable); the
     ``placeholders`` (path, kind) that do not exist are made first. Returns the paths skipped because they do not
     exist. Raises NamespaceError."""
     libc = _libc()
-    enter(libc)
+    enter(libc, network)
     cwd = os.getcwd()
     held = _shared_lock(lock) if lock and placeholders else None
     try:

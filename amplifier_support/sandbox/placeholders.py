@@ -61,8 +61,21 @@ def _mounted_anywhere(paths: list[str]) -> set[str]:
     return found
 
 
-def remove_unheld(places: Iterable[str], lock: str) -> list[str]:
-    """Remove the placeholders among ``places`` that no namespace holds; returns those left in place."""
+def remove_unheld(places: Iterable[str], lock: str, wait: float = 0.0) -> list[str]:
+    """Remove the placeholders among ``places`` that no namespace holds; returns those left in place. With
+    ``wait``, try again for up to that many seconds while some are held (commands just killed are still ending)."""
+    import time
+
+    places = list(places)
+    deadline = time.monotonic() + wait
+    while True:
+        left = _remove_unheld_once(places, lock)
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)
+
+
+def _remove_unheld_once(places: list[str], lock: str) -> list[str]:
     import fcntl
 
     present = [place for place in places if is_placeholder(place)]

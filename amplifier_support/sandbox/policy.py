@@ -37,12 +37,15 @@ class SandboxPolicy:
     """The confinement a caller wants. No defaults are chosen for the caller's project: ``workspace`` (given
     to ``confine``) is what workspace-write may write, plus ``write_roots``, plus the temp dirs.
 
-    ``required``: refuse to run (see ``Confinement.refusal``) rather than run with less than asked."""
+    ``required``: refuse to run (see ``Confinement.refusal``) rather than run with less than asked.
+    ``proxied`` (with ``network`` false): the command's network goes through a proxy the caller runs (its socket
+    given to ``Confinement.argv``), in a network namespace with no other way out."""
 
     mode: SandboxMode = DEFAULT_MODE
     write_roots: tuple[str, ...] = ()
     network: bool = True
     required: bool = False
+    proxied: bool = False
 
     def __post_init__(self) -> None:
         parse_mode(self.mode)  # ValueError naming the modes
@@ -129,6 +132,11 @@ class Confinement:
         return self.confined and self.support.namespaces and bool(self.read_only)
 
     @property
+    def proxied(self) -> bool:
+        """True when the command's network goes through the caller's proxy (a network namespace can be made)."""
+        return self.confined and not self.policy.network and self.policy.proxied and self.support.namespaces
+
+    @property
     def workspace_read_only(self) -> bool:
         """read-only mode with the workspace inside a write root (the temp dir): the namespace binds it."""
         return self.namespace and os.path.realpath(self.workspace) in self.read_only
@@ -162,6 +170,8 @@ class Confinement:
             return f"{self.policy.mode} requested, NOT enforced: {self.support.reason}"
         where = ", ".join(path for path in self.writable if path not in WRITABLE_DEVICES)
         net = "allowed" if self.policy.network else ("refused" if self.support.abi >= 4 else "NOT refused")
+        if self.proxied:
+            net = "only through amplifier's proxy (hosts on sandbox.network.allow, others asked)"
         text = f"{self.policy.mode} (Landlock ABI {self.support.abi}): writes only in {where}"
         if self.namespace:
             text += "; read-only inside them: " + ", ".join(self.read_only) + " (mount namespace)"
@@ -199,12 +209,15 @@ class Confinement:
                 + "; ".join(rules) + ". Work inside the write roots, or ask the user to run it outside the "
                 "sandbox.")
 
-    def argv(self, argv: list[str]) -> list[str]:
+    def argv(self, argv: list[str], proxy: str | None = None) -> list[str]:
         """``argv`` wrapped in the exec launcher when confined, else unchanged. The launcher fails closed
-        (exit 126 and a message) if it cannot enforce the ruleset when the command starts."""
+        (exit 126 and a message) if it cannot enforce the ruleset when the command starts. ``proxy``: the socket
+        of the caller's proxy, for a ``proxied`` policy (without one, such a command has no network at all)."""
         if not self.confined:
             return list(argv)
-        spec = {"write": list(self.writable), "deny_network": not self.policy.network}
+        spec: dict[str, object] = {"write": list(self.writable), "deny_network": not self.policy.network}
+        if self.proxied and proxy:
+            spec.update(proxy=proxy, namespace=True, read_only=list(self.read_only))
         if self.namespace:
             spec.update(read_only=list(self.read_only), namespace=True, strict=self.workspace_read_only)
             if self.placeholders:
@@ -212,10 +225,12 @@ class Confinement:
                             lock=os.path.realpath(self.workspace))
         return [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(spec), "--", *argv]
 
-    def tidy(self) -> None:
-        """Remove the launcher's stand-ins for missing places that no running command holds any more."""
+    def tidy(self, wait: float = 0.0) -> None:
+        """Remove the launcher's stand-ins for missing places that no running command holds any more (``wait``:
+        seconds to keep trying while one is held, when the commands holding them are being ended)."""
         if self.placeholders and self.namespace:
-            placeholders.remove_unheld([path for path, _ in self.placeholders], os.path.realpath(self.workspace))
+            placeholders.remove_unheld([path for path, _ in self.placeholders], os.path.realpath(self.workspace),
+                                       wait)
 
     def snapshot(self) -> watch.Snapshot:
         """The protected places as they are now; after the command, ``changed`` compares."""
