@@ -44,13 +44,15 @@ class NetworkProxy:
     def __init__(self, decide: Decide) -> None:
         self.decide = decide
         self.refused: list[str] = []  # hosts refused since the caller last took them
-        self._directory = tempfile.mkdtemp(prefix="amplifier-net-")
-        self.socket_path = os.path.join(self._directory, "proxy.sock")
+        self._directory = ""
+        self.socket_path = ""  # made by the first start()
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         if self._server is None:
+            self._directory = tempfile.mkdtemp(prefix="amplifier-net-")  # private (0700)
+            self.socket_path = os.path.join(self._directory, "proxy.sock")
             self._server = await asyncio.start_unix_server(self._client, path=self.socket_path, limit=_HEAD_LIMIT)
 
     def take_refused(self) -> list[str]:
@@ -63,10 +65,12 @@ class NetworkProxy:
             self._server = None
         for task in list(self._tasks):
             task.cancel()
-        with contextlib.suppress(OSError):
-            os.unlink(self.socket_path)
-        with contextlib.suppress(OSError):
-            os.rmdir(self._directory)
+        if self._directory:
+            with contextlib.suppress(OSError):
+                os.unlink(self.socket_path)
+            with contextlib.suppress(OSError):
+                os.rmdir(self._directory)
+            self._directory = ""
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()

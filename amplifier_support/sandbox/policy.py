@@ -204,7 +204,9 @@ class Confinement:
         refused = refused_actions(output, cwd, self.writable, network_refused, read_only)
         if not refused:
             return None
-        rules = [self.rule()] + (["network: false (IP sockets refused)"] if network_refused else [])
+        network_rule = ("network: only the hosts of sandbox.network.allow, through amplifier's proxy (HTTP_PROXY)"
+                        if self.proxied else "network: false (IP sockets refused)")
+        rules = [self.rule()] + ([network_rule] if network_refused else [])
         return ("Blocked by the sandbox (Landlock): refused " + "; ".join(refused) + ". Rules: "
                 + "; ".join(rules) + ". Work inside the write roots, or ask the user to run it outside the "
                 "sandbox.")

@@ -252,7 +252,8 @@ class BashTool:
             sandbox_note = "[ran outside the sandbox: the user approved this once]"
         else:  # also on exit 0: a script may go on after a refused write
             sandbox_note = confinement.explain(outcome.output, cwd)
-        refused_hosts = self.network.command_done(still_running=bool(self._running) or bool(self.jobs))
+        busy = bool(self._running) or any(job.process.poll() is None for job in self.jobs.values())
+        refused_hosts = self.network.command_done(still_running=busy)
         if refused_hosts:
             sandbox_note = refused_hosts if not sandbox_note else f"{sandbox_note} {refused_hosts}"
         return self._result(outcome, timeout, sandbox_note, confinement if not unconfined else None,
