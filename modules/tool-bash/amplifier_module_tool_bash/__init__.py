@@ -252,8 +252,7 @@ class BashTool:
             sandbox_note = "[ran outside the sandbox: the user approved this once]"
         else:  # also on exit 0: a script may go on after a refused write
             sandbox_note = confinement.explain(outcome.output, cwd)
-        busy = bool(self._running) or any(job.process.poll() is None for job in self.jobs.values())
-        refused_hosts = self.network.command_done(still_running=busy)
+        refused_hosts = self.network.command_done(still_running=self._busy())
         if refused_hosts:
             sandbox_note = refused_hosts if not sandbox_note else f"{sandbox_note} {refused_hosts}"
         return self._result(outcome, timeout, sandbox_note, confinement if not unconfined else None,
@@ -385,7 +384,14 @@ class BashTool:
             job.places = now
             if changed:
                 body = f"{body.rstrip()}\n[{changed.replace('this command ran', 'this job ran')}]"
+        refused_hosts = self.network.command_done(still_running=self._busy())
+        if refused_hosts:
+            body = f"{body.rstrip()}\n{refused_hosts}"
         return ToolResult(success=True, output=f"{job_id} ({job.command!r}): {status}\n{body}")
+
+    def _busy(self) -> bool:
+        """Whether a foreground command or a background job is still running."""
+        return bool(self._running) or any(job.process.poll() is None for job in self.jobs.values())
 
     async def cleanup(self) -> None:
         """End every background job and every group left behind by a foreground command; drop the logs."""

@@ -4,6 +4,7 @@ network namespace, a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import threading
 from collections.abc import Iterator
@@ -123,3 +124,15 @@ async def test_network_true_and_sandbox_off_keep_the_network_unconfined(tmp_path
         finally:
             await cleanup()
         assert result.success and "answer from loopback" in result.output, config
+
+
+async def test_a_background_job_refused_a_host_says_so_when_read(tmp_path: Path, server: int) -> None:
+    bash, cleanup, _ = await _bash(tmp_path)
+    try:
+        started = await bash.execute({"command": _curl("localhost", server), "run_in_background": True})
+        assert started.success
+        await asyncio.to_thread(bash.jobs["bg1"].process.wait, 30)
+        read = await bash.read_job("bg1")
+    finally:
+        await cleanup()
+    assert "[network: refused localhost" in read.output
