@@ -10,6 +10,7 @@ import resource
 import subprocess
 
 import pytest
+import yaml
 
 from .conftest import TIMEOUT, installed_amplifier
 
@@ -78,6 +79,26 @@ def test_a_transcript_write_past_the_file_size_limit_is_one_message_exit_1_and_k
     assert [message["role"] for message in e2e.transcript(session)] == ["system", "user", "assistant"]
     resumed = e2e.run("run", "--resume", session.name, "short")
     assert resumed.returncode == 0 and "line" not in resumed.stderr
+
+
+def test_the_persistent_context_writing_past_the_file_size_limit_is_one_message_and_no_half_line(e2e) -> None:
+    """context-persistent writes the transcript itself: the same failure, the same single message."""
+    path = e2e.profile("persistent", provider="scripted", script=["one", "two"], tools=(), hooks=())
+    document = yaml.safe_load(path.read_text())
+    document["session"]["context"] = {"module": "context-persistent"}
+    path.write_text(yaml.safe_dump(document))
+    assert e2e.run("run", "-P", "persistent", "hello").returncode == 0
+    session = e2e.only_session()
+    transcript = session / "transcript.jsonl"
+    before = transcript.read_bytes()
+    e2e.trust_now()
+    result = subprocess.run(
+        [*installed_amplifier(), "run", "--resume", session.name, "x" * 5000], capture_output=True, text=True,
+        cwd=e2e.project, env=e2e.env, timeout=TIMEOUT, preexec_fn=_limit_file_size(len(before) + 2000), check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and str(transcript) in errors[0] and "File too large" in errors[0]
+    assert transcript.read_bytes() == before
 
 
 def test_a_metadata_write_past_the_file_size_limit_names_the_file_and_keeps_the_old_one(e2e) -> None:

@@ -15,7 +15,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import model_validator
 
@@ -73,6 +73,15 @@ def encode_message(message: dict[str, Any]) -> str:
     return encoded.translate(_LINE_BREAK_ESCAPES) + "\n"
 
 
+def _utf8(line: str, message: dict[str, Any]) -> bytes:
+    """``line`` as UTF-8; text holding lone surrogates (a name that is not UTF-8) goes as JSON escapes instead."""
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps({SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **message}, default=json_default)
+        return (line + "\n").encode("ascii")
+
+
 def read_jsonl_messages(path: Path) -> list[dict[str, Any]]:
     """The messages stored in ``path``; a line that is not a JSON object is skipped with a warning naming the
     file and line number (a crash mid-write leaves at most one such line, at the end)."""
@@ -102,7 +111,7 @@ class PersistentContextManager(SimpleContextManager):
         super().__init__(config or PersistentContextConfig(), hooks=hooks)
         self.path = path
         self.loaded_from_file = False
-        self._file: IO[str] | None = None
+        self._descriptor: int | None = None  # raw, unbuffered: a write that fails leaves nothing half-written
         self.secrets = SecretValues.from_environment()
 
     def open(self) -> None:
@@ -118,11 +127,9 @@ class PersistentContextManager(SimpleContextManager):
 
     def _open_for_append(self) -> None:
         needs_newline = self.path.exists() and self.path.stat().st_size > 0 and self._last_byte() != b"\n"
-        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self._file = open(descriptor, "a", encoding="utf-8")  # held open for the session
+        self._descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         if needs_newline:  # a torn last line must not swallow the next message
-            self._file.write("\n")
-            self._file.flush()
+            self._write(b"\n")
 
     def _last_byte(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -130,18 +137,33 @@ class PersistentContextManager(SimpleContextManager):
             return handle.read(1)
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` whole, or (when the disk or a file size limit refuses it) cut the file back to where it
+        was and raise one OSError naming the file: what was saved before stays a readable transcript."""
+        assert self._descriptor is not None
+        start = os.fstat(self._descriptor).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._descriptor, view):]
+            if getattr(self.config, "fsync", False):
+                os.fsync(self._descriptor)
+        except OSError as error:
+            try:
+                os.ftruncate(self._descriptor, start)
+            except OSError:
+                pass
+            raise OSError(error.errno, "could not save the last message to the transcript (what was saved before "
+                                       f"it is intact): {error.strerror or error}", str(self.path)) from None
 
     def _persist_append(self, message: dict[str, Any]) -> None:
-        if self._file is None:
+        if self._descriptor is None:
             self._open_for_append()
-        assert self._file is not None
-        self._file.write(encode_message(self.secrets.mask(message)))
-        self._file.flush()
-        if self.config.fsync:
-            os.fsync(self._file.fileno())
+        self._write(_utf8(encode_message(self.secrets.mask(message)), message))
 
     def _persist_replace(self) -> None:
         """Write the whole history to a temp file beside the transcript, fsync it, then os.replace it."""
@@ -150,8 +172,9 @@ class PersistentContextManager(SimpleContextManager):
         descriptor, temp_name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
                                                  dir=self.path.parent)
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.writelines(encode_message(self.secrets.mask(message)) for message in self._messages)
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.writelines(_utf8(encode_message(self.secrets.mask(message)), message)
+                                  for message in self._messages)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temp_name, self.path)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 import amplifier_module_context_persistent as persistent
 import pytest
-from amplifier_module_context_persistent import PersistentContextConfig, PersistentContextManager
+from amplifier_module_context_persistent import PersistentContextConfig, PersistentContextManager, read_jsonl_messages
 
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.hooks import HookRegistry
@@ -195,7 +196,7 @@ async def test_mount_uses_config_path_with_session_id_and_cleanup_closes(tmp_pat
     assert isinstance(manager, PersistentContextManager)
     assert manager.path == tmp_path / "session.jsonl"
     cleanup()
-    assert manager._file is None
+    assert manager._descriptor is None
 
 
 async def test_mount_takes_the_path_from_the_session_transcript_capability(tmp_path):
@@ -285,3 +286,20 @@ async def test_every_line_carries_schema_version_and_fits_the_published_transcri
     resumed = opened(path)
     assert await resumed.get_messages() == [{"role": "user", "content": "rewritten"}]  # not a message field
     resumed.close()
+
+
+async def test_a_write_the_disk_refuses_is_one_error_naming_the_file_and_leaves_no_half_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    manager = PersistentContextManager(path)
+    manager.open()
+    await manager.add_message({"role": "user", "content": "kept"})
+    before = path.read_bytes()
+    full = os.open("/dev/full", os.O_WRONLY)  # every write now fails: no space left on device
+    os.dup2(full, manager._descriptor)
+    os.close(full)
+    with pytest.raises(OSError, match=r"could not save the last message to the transcript .*No space left") as raised:
+        await manager.add_message({"role": "assistant", "content": "x" * 100_000})
+    assert raised.value.filename == str(path)
+    manager.close()  # nothing buffered is left to fail again on close
+    assert path.read_bytes() == before
+    assert [message["content"] for message in read_jsonl_messages(path)] == ["kept"]
