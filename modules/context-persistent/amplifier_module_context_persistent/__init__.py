@@ -59,6 +59,9 @@ class PersistentContextConfig(SimpleContextConfig):
 # the session's transcript.jsonl when the app hands its path over, so each line carries it like the app's own.
 SCHEMA_FIELD = "schema_version"
 TRANSCRIPT_SCHEMA_VERSION = 1
+COMPACT_BOUNDARY = "compact_boundary"
+"""Metadata flag of the first line written by a compaction (docs/EVENTS.md): the history in force starts at the
+last such line; the lines before it stay in the file."""
 
 # Characters str.splitlines() treats as line breaks that json.dumps(ensure_ascii=False) leaves raw.
 _LINE_BREAK_ESCAPES = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
@@ -80,6 +83,14 @@ def _utf8(line: str, message: dict[str, Any]) -> bytes:
     except UnicodeEncodeError:
         line = json.dumps({SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **message}, default=json_default)
         return (line + "\n").encode("ascii")
+
+
+def _since_last_compaction(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for index in range(len(messages) - 1, -1, -1):
+        metadata = messages[index].get("metadata")
+        if isinstance(metadata, dict) and metadata.get(COMPACT_BOUNDARY) is True:
+            return messages[index:]
+    return messages
 
 
 def read_jsonl_messages(path: Path) -> list[dict[str, Any]]:
@@ -118,7 +129,7 @@ class PersistentContextManager(SimpleContextManager):
         """Resume from the file if it exists, then keep it open for appends."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
-            messages = read_jsonl_messages(self.path)
+            messages = _since_last_compaction(read_jsonl_messages(self.path))
             self._load(messages, validated=True)  # validated when they were first added
             self.loaded_from_file = bool(messages)
             if messages:
@@ -182,6 +193,14 @@ class PersistentContextManager(SimpleContextManager):
             Path(temp_name).unlink(missing_ok=True)
             raise
         self._open_for_append()
+
+    async def replace_after_compaction(self, messages: list[dict[str, Any]]) -> None:
+        """The history becomes ``messages`` (a compaction's, its first marked as the boundary), appended to the
+        file in one write rather than replacing it: the conversation before the summary stays in the file."""
+        if self._descriptor is None:
+            self._open_for_append()
+        self._write(b"".join(_utf8(encode_message(self.secrets.mask(message)), message) for message in messages))
+        self._load([message for message in messages if isinstance(message, dict)], validated=True)
 
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
         """Replace the history and rewrite the file; a no-op when ``messages`` equal the history already held

@@ -303,3 +303,22 @@ async def test_a_write_the_disk_refuses_is_one_error_naming_the_file_and_leaves_
     manager.close()  # nothing buffered is left to fail again on close
     assert path.read_bytes() == before
     assert [message["content"] for message in read_jsonl_messages(path)] == ["kept"]
+
+
+async def test_a_compaction_is_appended_and_a_resume_continues_from_it(tmp_path):
+    path = tmp_path / "t.jsonl"
+    manager = PersistentContextManager(path)
+    manager.open()
+    for message in ({"role": "system", "content": "sys"}, {"role": "user", "content": "before"},
+                    {"role": "assistant", "content": "answer"}):
+        await manager.add_message(message)
+    kept = [{"role": "system", "content": "sys", "metadata": {"compact_boundary": True}},
+            {"role": "system", "content": "summary"}]
+    await manager.replace_after_compaction(kept)
+    await manager.add_message({"role": "user", "content": "after"})
+    manager.close()
+    assert [m["content"] for m in read_jsonl_messages(path)] == ["sys", "before", "answer", "sys", "summary", "after"]
+    resumed = PersistentContextManager(path)
+    resumed.open()
+    assert [m["content"] for m in await resumed.get_messages()] == ["sys", "summary", "after"]
+    resumed.close()
