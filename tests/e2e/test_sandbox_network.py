@@ -35,11 +35,11 @@ def port() -> Iterator[int]:
     httpd.server_close()
 
 
-def _curl_run(e2e_api, host: str, port: int):
+def _curl_run(e2e_api, host: str, port: int, *options: str):
     e2e_api.server.add(Turn(tool_calls=[ToolCall("bash", {"command": f"curl -fsS -m 10 http://{host}:{port}/"})]))
     e2e_api.server.add(Turn(text="done"))
     e2e_api.profile("shell", tools=("tool-bash",), hooks=("hooks-streaming-ui",), user=True)
-    result = e2e_api.run("run", "-P", "shell", "fetch it")
+    result = e2e_api.run("run", "-P", "shell", *options, "fetch it")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     return e2e_api.server.requests[-1].last_tool_result_text
 
@@ -52,9 +52,10 @@ def _settings(path, hosts: list[str]) -> None:
 def test_a_host_on_the_users_allow_list_is_reached_and_an_unlisted_one_refused_headless(e2e_api, port: int) -> None:
     _settings(e2e_api.home / "config" / "settings.yaml", ["127.0.0.1"])
     assert "reached-the-server" in _curl_run(e2e_api, "127.0.0.1", port)
-    refused = _curl_run(e2e_api, "localhost", port)
-    assert "reached-the-server" not in refused
-    assert "[network: refused localhost: not on sandbox.network.allow" in refused
+    for options in ((), ("--approval", "allow")):  # a blanket answer for tools is nobody answering for a host
+        refused = _curl_run(e2e_api, "localhost", port, *options)
+        assert "reached-the-server" not in refused, options
+        assert "[network: refused localhost: not on sandbox.network.allow" in refused, options
 
 
 def test_a_projects_allow_list_counts_only_once_the_project_is_trusted(e2e_api, port: int) -> None:

@@ -4,8 +4,9 @@ decisions.
 A host on the allow list (the tool's ``sandbox.network.allow``, the user's settings through capability
 ``sandbox.network_allow``, and the hosts the user allowed "always" for this project) goes through. Any other
 host is asked in the chat (Allow once: for the rest of this command; Always allow: saved for the project through
-capability ``sandbox.network_remember``; Deny), and refused when nobody can answer. A refused host is named in
-the tool result.
+capability ``sandbox.network_remember``; Deny), and refused when nobody can answer (capability
+``approval.interactive`` false: a headless run, whatever ``--approval`` says). A refused host is named in the tool
+result.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import logging
 from typing import Any
 
 from amplifier_support.approval_choices import ApprovalChoice
-from amplifier_support.capability_names import SANDBOX_NETWORK_ALLOW, SANDBOX_NETWORK_REMEMBER
+from amplifier_support.capability_names import (
+    APPROVAL_INTERACTIVE,
+    SANDBOX_NETWORK_ALLOW,
+    SANDBOX_NETWORK_REMEMBER,
+)
 from amplifier_support.sandbox.netproxy import NetworkProxy
 
 logger = logging.getLogger(__name__)
@@ -81,8 +86,8 @@ class NetworkGate:
 
     async def _ask(self, host: str, port: int) -> ApprovalChoice | None:
         approvals = getattr(self.coordinator, "approval_system", None)
-        if approvals is None:
-            return None
+        if approvals is None or self._capability(APPROVAL_INTERACTIVE) is False:
+            return None  # nobody to ask (a headless run, `--approval allow` included): a host needs a person
         options = [ApprovalChoice.ALLOW_ONCE.label, ApprovalChoice.ALWAYS_ALLOW.label, ApprovalChoice.DENY.label]
         prompt = (f"A sandboxed command wants to reach {host}:{port}, which is not on sandbox.network.allow.\n"
                   "Allow once: for this command. Always allow: for this project (saved in your config dir).")
