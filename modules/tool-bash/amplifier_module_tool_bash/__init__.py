@@ -459,6 +459,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
                                             name=f"{MODULE_ID}:sandbox-grants")
     tool.sandbox.places = app_places(coordinator)
     tool.sandbox.warn_once(tool.workspace())
+    tool.sandbox.tidy(tool.workspace())  # stand-ins a session that crashed mid-command left behind
 
     async def cleanup() -> None:
         unregister()

@@ -136,3 +136,14 @@ async def test_read_only_mode_without_a_namespace_leaves_the_temp_dir_out_and_sa
         await cleanup()
     assert not refused.success and not (project / "f").exists()
     assert "the temp dir is not writable either, since the project lies in it" in warning
+
+
+async def test_a_stand_in_a_crashed_session_left_is_removed_when_the_tool_mounts(fresh: Path) -> None:
+    leftover = fresh / ".mcp.json"
+    leftover.touch(mode=0o000)  # what the launcher makes, left behind by a process killed mid-command
+    kept = fresh / ".claude"
+    kept.mkdir()
+    (kept / "notes.md").write_text("mine\n")  # a real place, never taken for a stand-in
+    _, cleanup = await _bash(fresh)
+    await cleanup()
+    assert not leftover.exists() and (kept / "notes.md").read_text() == "mine\n"
