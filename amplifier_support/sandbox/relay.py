@@ -20,6 +20,7 @@ import signal
 import socket
 import struct
 import threading
+from collections.abc import Callable
 
 PORT = 3128  # the namespace is the command's own: no other listener can hold the port
 SIOCGIFFLAGS, SIOCSIFFLAGS = 0x8913, 0x8914
@@ -70,7 +71,7 @@ def _relay(listener: socket.socket, proxy_socket: str) -> None:
         threading.Thread(target=_serve, args=(client, proxy_socket), daemon=True).start()
 
 
-def start(proxy_socket: str, drop_capabilities: object) -> None:
+def start(proxy_socket: str, drop_capabilities: Callable[[], None] | None = None) -> None:
     """Listen on 127.0.0.1:PORT and fork the relay; the caller (the launcher) goes on to confine and exec."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -90,7 +91,7 @@ def start(proxy_socket: str, drop_capabilities: object) -> None:
             os.dup2(null, descriptor)
         os.close(null)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the command's group: the command decides
-        if callable(drop_capabilities):
+        if drop_capabilities is not None:
             drop_capabilities()
         _relay(listener, proxy_socket)
     finally:
