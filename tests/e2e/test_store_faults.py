@@ -21,6 +21,7 @@ WRONG_SHAPES = [
     ('{"role": "assistant", "content": [{"type": "tool_call", "id": "c1"}]}',
      "has a bad 'content[0]': a 'tool_call' block without 'name'"),
     ('["role", "user"]', "is a list, not a message object"),
+    ('{"role": "assistant", "tool_calls": [{"id": 7}]}', "has no 'content'"),  # the line of issue 36, as written
     ('{"role": "assistant", "content": "", "tool_calls": [{"id": 7}]}',
      "has a bad 'tool_calls[0]': its 'id' is a number, not text"),
     ('{"role": "assistant", "content": "", "tool_calls": [{"id": "c9", "tool": 5}]}',
