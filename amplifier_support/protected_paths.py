@@ -11,6 +11,7 @@ One list, used by every module that writes for the model, so the places cannot d
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,3 +93,26 @@ def protected_place_of(path: str | os.PathLike[str], project_root: str | os.Path
         if _inside(target, place.path) or (_inside(target, root) and _inside(place.path, target)):
             return place
     return None
+
+
+STAND_IN_MODE = 0o000  # the sandbox launcher's ``namespace.PLACEHOLDER_MODE`` (which imports nothing of ours)
+
+
+def is_stand_in(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is the sandbox's stand-in for a protected place that does not exist yet (an empty file or
+    directory with mode 000 owned by this user, mounted read-only while a command runs): readers of the place
+    (trust, MCP files) take it for absent, as it is once the command is done."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if stat.S_IMODE(info.st_mode) != STAND_IN_MODE or info.st_uid != os.geteuid():
+        return False
+    if stat.S_ISREG(info.st_mode):
+        return info.st_size == 0
+    if stat.S_ISDIR(info.st_mode):
+        try:
+            return not os.listdir(path)
+        except OSError:
+            return os.geteuid() != 0 and info.st_nlink == 2  # mode 000 hides the entries from a user, not root
+    return False

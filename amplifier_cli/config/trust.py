@@ -229,11 +229,11 @@ def _with_files(root: Path, shows: list[str], payload: Any, files: list[Path]) -
 
 def _mcp_inputs(root: Path) -> list[ProjectInput]:
     inputs = []
-    from amplifier_support.sandbox.placeholders import is_placeholder
+    from amplifier_support.protected_paths import is_stand_in
 
     for name in MCP_FILES:
         path = root / name
-        if not path.is_file() or is_placeholder(str(path)):  # a running command's stand-in: no file yet
+        if not path.is_file() or is_stand_in(path):  # a running command's stand-in: no file yet
             continue
         raw = _read_bytes(path)
         try:

@@ -10,29 +10,11 @@ exclusive flock of the workspace directory, so that none is removed between its 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 
-from .namespace import PLACEHOLDER_MODE
+from ..protected_paths import is_stand_in
 
-
-def is_placeholder(path: str) -> bool:
-    """An empty file or directory with mode 000 owned by this user: what the launcher makes, nothing a person
-    would keep."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return False
-    if stat.S_IMODE(info.st_mode) != PLACEHOLDER_MODE or info.st_uid != os.geteuid():
-        return False
-    if stat.S_ISREG(info.st_mode):
-        return info.st_size == 0
-    if stat.S_ISDIR(info.st_mode):
-        try:
-            return not os.listdir(path)
-        except OSError:
-            return os.geteuid() != 0 and info.st_nlink == 2  # mode 000 hides the entries from a user, not root
-    return False
+is_placeholder = is_stand_in
 
 
 def _escaped(path: str) -> bytes:

@@ -213,3 +213,10 @@ def test_a_symlinked_place_replaced_by_a_directory_is_reported(tmp_path: Path) -
     snapshot = confinement.snapshot()
     run(confinement, "rm .amplifier && mkdir .amplifier && echo x > .amplifier/settings.yaml", tmp_path)
     assert "changed .amplifier (amplifier's project config)" in (confinement.changed(snapshot) or "")
+
+
+def test_the_launchers_stand_in_mode_is_the_one_readers_recognise() -> None:
+    from amplifier_support.protected_paths import STAND_IN_MODE
+    from amplifier_support.sandbox.namespace import PLACEHOLDER_MODE
+
+    assert PLACEHOLDER_MODE == STAND_IN_MODE
