@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .protected_paths import is_stand_in
+
 McpScope = Literal["upstream", "user", "project", "shared", "env"]
 SCOPES: tuple[McpScope, ...] = ("upstream", "user", "project", "shared", "env")
 CONFIG_FILE_VARIABLE = "AMPLIFIER_MCP_CONFIG"
@@ -73,7 +75,10 @@ class McpFileError(ValueError):
 
 def read_servers_document(path: Path) -> tuple[dict[str, Any], str]:
     """The JSON object of a servers file (empty when the file is missing or blank) and the key its servers are
-    under (`mcpServers`, or `servers`). McpFileError for a file that is not a JSON object."""
+    under (`mcpServers`, or `servers`). McpFileError for a file that is not a JSON object. The sandbox's stand-in
+    for a missing `.mcp.json` (while a command runs: protected_paths.is_stand_in) reads as no file."""
+    if is_stand_in(path):
+        return {}, SERVERS_KEYS[0]
     try:
         text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors write one) is not an error
     except FileNotFoundError:

@@ -1,6 +1,7 @@
 """The places in a project that decide what the NEXT session trusts and runs: amplifier's own project config
-(``.amplifier/``), the MCP servers file other agents read (``.mcp.json``), and git's hooks and config (code
-git runs on the user's behalf). The model must not plant anything there unasked: file tools ask a person
+(``.amplifier/``), the MCP servers file other agents read (``.mcp.json``), the ``.claude/`` directory whose
+commands, skills and agents later sessions load, and git's hooks and config (code git runs on the user's
+behalf). The model must not plant anything there unasked: file tools ask a person
 (and refuse when nobody can answer), shell redirections into them always ask, and the sandbox mounts them
 read-only for the model's commands.
 
@@ -10,11 +11,13 @@ One list, used by every module that writes for the model, so the places cannot d
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_CONFIG_DIR = ".amplifier"
-PROJECT_ENTRIES = (".amplifier", ".mcp.json")  # relative to the project root
+PROJECT_ENTRIES = (".amplifier", ".mcp.json", ".claude")  # relative to the project root
+FILE_ENTRIES = frozenset({".mcp.json", "config"})  # places that are files (the others are directories)
 GIT_ENTRIES = ("hooks", "config")  # relative to the repository's git dir (and its common dir)
 
 
@@ -56,7 +59,8 @@ def protected_places(project_root: str | os.PathLike[str]) -> list[ProtectedPlac
     """Every protected place of the project at ``project_root``, resolved (whether or not it exists yet)."""
     root = Path(os.path.realpath(project_root))
     places = [ProtectedPlace(os.path.realpath(root / ".amplifier"), "amplifier's project config"),
-              ProtectedPlace(os.path.realpath(root / ".mcp.json"), "the project's MCP servers file")]
+              ProtectedPlace(os.path.realpath(root / ".mcp.json"), "the project's MCP servers file"),
+              ProtectedPlace(os.path.realpath(root / ".claude"), "the project's commands, skills and agents")]
     for git_dir in _git_dirs(root):
         if git_dir.name == ".git" and git_dir.is_file():
             places.append(ProtectedPlace(os.path.realpath(git_dir), "the git dir link"))
@@ -89,3 +93,26 @@ def protected_place_of(path: str | os.PathLike[str], project_root: str | os.Path
         if _inside(target, place.path) or (_inside(target, root) and _inside(place.path, target)):
             return place
     return None
+
+
+STAND_IN_MODE = 0o000  # the sandbox launcher's ``namespace.PLACEHOLDER_MODE`` (which imports nothing of ours)
+
+
+def is_stand_in(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is the sandbox's stand-in for a protected place that does not exist yet (an empty file or
+    directory with mode 000 owned by this user, mounted read-only while a command runs): readers of the place
+    (trust, MCP files) take it for absent, as it is once the command is done."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if stat.S_IMODE(info.st_mode) != STAND_IN_MODE or info.st_uid != os.geteuid():
+        return False
+    if stat.S_ISREG(info.st_mode):
+        return info.st_size == 0
+    if stat.S_ISDIR(info.st_mode):
+        try:
+            return not os.listdir(path)
+        except OSError:
+            return os.geteuid() != 0 and info.st_nlink == 2  # mode 000 hides the entries from a user, not root
+    return False

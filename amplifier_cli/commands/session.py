@@ -115,6 +115,9 @@ def show(
     typer.echo(f"{'directory':>11}: {detail['directory']}")
     counts = ", ".join(f"{role} {count}" for role, count in detail["message_counts"].items())
     typer.echo(f"{'messages':>11}: {counts or 'none'}")
+    if detail["compactions"]:
+        typer.echo(f"{'compacted':>11}: {detail['compactions']} time(s); the messages before each summary are kept "
+                   "(rewind or fork to a turn before it to continue from there)")
     if detail["children"]:
         typer.echo(f"{'sub-agents':>11}: {', '.join(child[:8] for child in detail['children'])}")
     for warning in detail["warnings"]:
@@ -263,7 +266,7 @@ def rewind(
 
     from ..config.paths import AmplifierPaths
     from ..errors import ConfigError, UsageError
-    from ..sessions.checkpoints import CheckpointError, ShadowRepo
+    from ..sessions.checkpoints import INDEX_FILE, CheckpointError, ShadowRepo
     from ..sessions.rewind import apply_rewind, plan_rewind, project_of
 
     if files_only and conversation_only:
@@ -271,7 +274,7 @@ def rewind(
     _, record = _find(session_id)
     record.lock()
     try:
-        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record))
+        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record), record.directory / INDEX_FILE)
         try:
             plan = plan_rewind(record, repo, to, files=not conversation_only, conversation=not files_only)
         except ValueError as error:

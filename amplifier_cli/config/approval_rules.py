@@ -73,3 +73,38 @@ def save_rule(paths: AmplifierPaths, rule: dict[str, Any]) -> Path:
         raise ConfigError.single(f"cannot save the rule: {error.strerror or error}", file=path,
                                  fix=f"make {path.parent} a writable directory, or set AMPLIFIER_HOME to one") from None
     return path
+
+
+def network_allow(settings: Settings) -> list[str]:
+    """Every scope's `sandbox.network.allow` (user first; a project's only once trusted, as load_settings keeps
+    it), then the hosts the user allowed "always" for this project when a sandboxed command asked."""
+    hosts: list[str] = []
+    for scope in SCOPES:
+        section = settings.scopes[scope].data.get("sandbox") or {}
+        network = section.get("network") if isinstance(section, dict) else None
+        found = network.get("allow") if isinstance(network, dict) else None
+        hosts.extend(str(host) for host in found or [] if isinstance(host, str))
+    entry = _read_remembered(settings.paths).get(_project(settings.paths)) or {}
+    remembered = entry.get("network_allow") if isinstance(entry, dict) else None
+    hosts.extend(str(host) for host in remembered or [] if isinstance(host, str))
+    return hosts
+
+
+def save_network_host(paths: AmplifierPaths, host: str) -> Path:
+    """Remember ``host`` for this project ("Always allow" at a sandboxed command's network prompt), in the user's
+    config dir beside the remembered rules, never in the project."""
+    from .yaml_document import write_yaml_atomically
+
+    data = _read_remembered(paths)
+    project = _project(paths)
+    found = data.get(project)
+    entry = found if isinstance(found, dict) else {}
+    hosts = [item for item in entry.get("network_allow") or [] if isinstance(item, str)]
+    if host not in hosts:
+        hosts.append(host)
+    data[project] = {**entry, "network_allow": hosts}
+    path = remembered_path(paths)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_yaml_atomically(path, data)
+    os.chmod(path, 0o600)
+    return path

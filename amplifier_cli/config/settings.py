@@ -115,6 +115,22 @@ class SkillsSettings(BaseModel):
     dirs: list[str] | None = None
 
 
+class SandboxNetworkSettings(BaseModel):
+    """`sandbox.network.allow`: hosts (names, IP addresses, globs) sandboxed commands reach without asking."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[str] | None = None
+
+
+class SandboxSettingsSection(BaseModel):
+    """`sandbox:` in settings: only the network allow list (the mode is the profile's and `--sandbox`'s)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    network: SandboxNetworkSettings | None = None
+
+
 class SettingsFile(BaseModel):
     """One settings file. Unknown keys are errors (with the closest valid key suggested)."""
 
@@ -132,6 +148,7 @@ class SettingsFile(BaseModel):
     notify: NotifySettings | None = None
     routing: RoutingSettings | None = None
     skills: SkillsSettings | None = None  # trust-gated in a project: a skill tells the model what to run
+    sandbox: SandboxSettingsSection | None = None  # trust-gated in a project: it widens where commands may connect
     allowed_dirs: list[str] | None = None  # extra write roots of the file tools (`amplifier allowed-dirs`)
     denied_dirs: list[str] | None = None  # never read or written by the file tools (`amplifier denied-dirs`)
 

@@ -6,7 +6,8 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
 - hooks under ``.amplifier/hooks/`` (hooks.json files and every script beside them): shell commands, and http
   hooks that POST the session's events to a URL (with the variables they list in headers);
 - project settings (``.amplifier/settings.yaml``, ``settings.local.yaml``): every key but the harmless ones
-  below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, ...);
+  below (module ``sources``, added ``modules``, provider ``config`` overrides, approval rules, the hosts of
+  ``sandbox.network.allow`` that sandboxed commands may reach, ...);
 - project profiles and bundles (``.amplifier/profiles/**``: modules and their sources, includes, ``sandbox:``);
 - sub-agent definitions (``.amplifier/agents/**``, ``.claude/agents/**``) and workspace modules
   (``.amplifier/modules/**``) of every transport: Python code, a native executable it starts, a WASM
@@ -232,9 +233,11 @@ def _with_files(root: Path, shows: list[str], payload: Any, files: list[Path]) -
 
 def _mcp_inputs(root: Path) -> list[ProjectInput]:
     inputs = []
+    from amplifier_support.protected_paths import is_stand_in
+
     for name in MCP_FILES:
         path = root / name
-        if not path.is_file():
+        if not path.is_file() or is_stand_in(path):  # a running command's stand-in: no file yet
             continue
         raw = _read_bytes(path)
         try:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +43,25 @@ def _limit(variable: str, default: int) -> int:
                               f"for the default ({default})") from None
 
 
-class ShadowRepo:
-    """A bare repository whose work tree is the project."""
+INDEX_FILE = "checkpoints.index"  # in the session directory: each session stages its snapshots in its own index
 
-    def __init__(self, data_dir: Path, project: Path) -> None:
+
+class ShadowRepo:
+    """A bare repository whose work tree is the project, shared by the project's sessions.
+
+    Objects are safe to write side by side; the index is not (``index.lock``), so each session passes its own
+    ``index`` file: sessions running at once in one project (and the chat beside a `run`) all keep checkpoints."""
+
+    def __init__(self, data_dir: Path, project: Path, index: Path | None = None) -> None:
         self.project = project.resolve()
-        key = hashlib.sha256(str(self.project).encode()).hexdigest()[:16]
+        key = hashlib.sha256(os.fsencode(self.project)).hexdigest()[:16]  # a name that is not UTF-8 too
         self.git_dir = data_dir / "checkpoints" / key
+        self.index = index if index is not None else self.git_dir / "index"
 
     def git(self, *args: str, check: bool = True) -> str:
-        env = {**os.environ, **_IDENTITY, "GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.project)}
-        for name in ("GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"):
+        env = {**os.environ, **_IDENTITY, "GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.project),
+               "GIT_INDEX_FILE": str(self.index)}
+        for name in ("GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"):
             env.pop(name, None)
         try:
             done = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", *args],
@@ -64,12 +74,24 @@ class ShadowRepo:
         return done.stdout
 
     def ensure(self) -> None:
-        if not (self.git_dir / "HEAD").exists():
-            self.git_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            done = subprocess.run(["git", "init", "--bare", "-q", str(self.git_dir)], capture_output=True, text=True,
+        """Create the repository once. It is made beside its place and renamed into it, so a session starting at
+        the same moment sees either no repository or a whole one, never one half initialised."""
+        if (self.git_dir / "HEAD").exists():
+            return
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        building = Path(tempfile.mkdtemp(dir=self.git_dir.parent, prefix=f".{self.git_dir.name}."))
+        try:
+            done = subprocess.run(["git", "init", "--bare", "-q", str(building)], capture_output=True, text=True,
                                   check=False, env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")})
             if done.returncode != 0:
                 raise CheckpointError(f"git init failed: {done.stderr.strip()}")
+            try:
+                os.rename(building, self.git_dir)  # replaces nothing but an empty directory
+            except OSError:
+                if not (self.git_dir / "HEAD").exists():  # not another session's repository: a real failure
+                    raise
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
 
     def check_size(self) -> None:
         """Refuse a project too large to snapshot cheaply (files not ignored by .gitignore)."""

@@ -29,6 +29,8 @@ from amplifier_support.capability_names import (
     MCP_OAUTH_STORE,
     MODEL_ROLE_RESOLVER,
     ROUTING_RESOLVE_ROLE,
+    SANDBOX_NETWORK_ALLOW,
+    SANDBOX_NETWORK_REMEMBER,
     SECRETS_VALUES,
     SESSION_DIR,
     SESSION_PROJECT_DIR,
@@ -40,7 +42,7 @@ from amplifier_support.capability_names import (
 )
 from amplifier_support.sandbox.settings import session_sandbox
 
-from ..config.approval_rules import saved_rules
+from ..config.approval_rules import network_allow, save_network_host, saved_rules
 from ..config.env_refs import expand_for_mount
 from ..config.paths import AmplifierPaths
 from ..config.settings import Settings, load_settings
@@ -55,7 +57,7 @@ from .sdk_imports import start_sdk_import
 from .secrets import session_secrets
 from .session_approval import SessionApproval
 from .spawner import SubAgentSpawner
-from .store import SessionRecord, SessionStore, repair_transcript
+from .store import SessionRecord, SessionStore, repair_transcript, since_last_compaction
 from .store.locations import project_key, session_store_for  # re-exported for callers
 from .store.recording_context import RecordingContext
 from .tool_call_context import record_tool_calls
@@ -249,6 +251,9 @@ async def _mount(session: AmplifierSession, record: SessionRecord, built: BuiltP
     coordinator.register_capability(SESSION_DIR, str(record.directory))
     coordinator.register_capability(SESSION_TRANSCRIPT_PATH, str(record.transcript_path))
     coordinator.register_capability(APPROVAL_RULES, saved_rules(located.settings))
+    # the hosts sandboxed commands reach through tool-bash's proxy without asking, and where "Always allow" goes
+    coordinator.register_capability(SANDBOX_NETWORK_ALLOW, network_allow(located.settings))
+    coordinator.register_capability(SANDBOX_NETWORK_REMEMBER, lambda host: save_network_host(located.paths, host))
     # the profile's `sandbox:` and `--sandbox`, which the confined modules (tool-bash, hook-shell) apply to their own
     # keys at mount; a sub-agent's request carries its parent's --sandbox (spawner.py)
     sandbox = session_sandbox(built.profile.sandbox, request.sandbox)
@@ -353,9 +358,10 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     live.turn_facts.attach(coordinator.hooks)
     live.usage.on_budget_reached = lambda stop: coordinator.cancellation.request_graceful()
     if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
-        from .checkpoints import Checkpointer, ShadowRepo
+        from .checkpoints import INDEX_FILE, Checkpointer, ShadowRepo
 
-        checkpointer = Checkpointer(ShadowRepo(located.paths.data_dir, project_key(located.paths)), record)
+        repo = ShadowRepo(located.paths.data_dir, project_key(located.paths), record.directory / INDEX_FILE)
+        checkpointer = Checkpointer(repo, record)
         checkpointer.warn = lambda text: sys.stderr.write(f"warning: {text}\n")
         checkpointer.attach(coordinator.hooks)
     spawner.bind(live)
@@ -399,10 +405,13 @@ async def _restore_messages(live: LiveSession) -> None:
             "mid-turn); marked them interrupted"
         )
     context = live.coordinator.get("context")
-    if isinstance(context, RecordingContext) and not repairs and not read.warnings:
-        await context.restore(messages)  # the transcript already holds them: no rewrite of a long file
+    in_force = since_last_compaction(messages)  # lines before a /compact stay in the file, not in the context
+    if isinstance(context, RecordingContext):
+        if repairs or read.warnings:  # the whole file, bad lines out and calls answered, never only what is in force
+            record.writer.rewrite(messages)
+        await context.restore(in_force)  # otherwise the transcript already holds them: no rewrite of a long file
     else:
-        await context.set_messages(messages)
+        await context.set_messages(in_force)
     from .instructions import instruction_files_in
 
     live.instruction_files = instruction_files_in(messages)

@@ -5,6 +5,8 @@ Asked through the kernel's APIs only (the mounted `context` and `providers`, `co
 never by importing a context module: any context manager that can get and set messages can be compacted. The
 summary becomes one system message (metadata `source: compact-summary`) after the profile's system messages;
 the provider call is an ordinary `complete`, so its tokens and cost count in `/cost` like any other request.
+The first message after it carries the boundary flag (store/transcript.py): with the app's recording context the
+transcript keeps the conversation before it, and resume continues from the boundary.
 """
 
 from __future__ import annotations
@@ -88,6 +90,21 @@ def _is_summary(message: dict[str, Any]) -> bool:
     return isinstance(metadata, dict) and metadata.get("source") == SUMMARY_SOURCE
 
 
+def _marked_boundary(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of ``messages``, the first flagged as the compaction boundary and no other (an earlier
+    compaction's flag on a kept instruction is dropped)."""
+    from .store import COMPACT_BOUNDARY
+
+    marked = []
+    for index, message in enumerate(messages):
+        metadata = {key: value for key, value in (message.get("metadata") or {}).items() if key != COMPACT_BOUNDARY}
+        if index == 0:
+            metadata[COMPACT_BOUNDARY] = True
+        marked.append({**{key: value for key, value in message.items() if key != "metadata"},
+                       **({"metadata": metadata} if metadata else {})})
+    return marked
+
+
 async def compact_now(coordinator: Any, provider_name: str | None, keep: str = "") -> CompactionReceipt:
     """Summarize the conversation with the session's provider and replace it with the summary."""
     from amplifier_core.message_models import ChatRequest, Message
@@ -125,8 +142,13 @@ async def compact_now(coordinator: Any, provider_name: str | None, keep: str = "
     summary_message = {"role": "system", "metadata": {"source": SUMMARY_SOURCE},
                        "content": "Summary of the conversation so far (made by /compact; continue from it):\n"
                                   + summary}
-    kept = [*instructions, summary_message]
-    await context.set_messages(kept)
+    kept = _marked_boundary([*instructions, summary_message])
+    replace = getattr(context, "replace_after_compaction", None)  # the app's recording context: the file keeps all
+    try:
+        await (replace(kept) if callable(replace) else context.set_messages(kept))
+    except OSError as error:  # the transcript could not take the summary: nothing changed
+        raise CompactionRefused(f"{error.filename or 'the transcript'}: {error.strerror or error}; the "
+                                "conversation is unchanged") from None
     receipt = CompactionReceipt(len(messages), len(kept), estimate_tokens(messages), estimate_tokens(kept), summary)
     if hooks is not None:
         await hooks.emit("context:post_compact", receipt.event_data())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .store import SessionMetadata, SessionRecord
+from .store import SessionMetadata, SessionRecord, is_compact_boundary
 
 
 def summary_row(meta: SessionMetadata) -> dict[str, Any]:
@@ -47,6 +47,7 @@ def session_detail(record: SessionRecord, children: list[SessionMetadata], last:
         "metadata": record.metadata.model_dump(mode="json"),
         "directory": str(record.directory),
         "message_counts": counts,
+        "compactions": sum(map(is_compact_boundary, read.messages)),
         "recent_messages": recent,
         "children": [child.session_id for child in children],
         "warnings": read.warnings,

@@ -81,6 +81,7 @@ def _result_record(
         "status": status,
         "response": response,
         "usage": live.usage.turn.as_dict() if live else None,
+        "provider": live.provider_name if live else None,
         "model": live.model_name if live else None,
         "duration_ms": int((time.monotonic() - started) * 1000),
         "num_turns": live.usage.turn.requests if live else 0,

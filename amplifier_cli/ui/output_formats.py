@@ -19,7 +19,10 @@ STREAM_SCHEMA_VERSION = 1
 
 def write_json_line(stream: TextIO, payload: dict[str, Any]) -> None:
     payload = {"schema_version": STREAM_SCHEMA_VERSION, **payload}
-    stream.write(json.dumps(payload, ensure_ascii=False, default=json_default) + "\n")
+    try:
+        stream.write(json.dumps(payload, ensure_ascii=False, default=json_default) + "\n")
+    except UnicodeEncodeError:  # a path that is not UTF-8 (lone surrogates): JSON escapes read back the same
+        stream.write(json.dumps(payload, ensure_ascii=True, default=json_default) + "\n")
     stream.flush()
 
 

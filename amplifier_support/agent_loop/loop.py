@@ -16,10 +16,11 @@ from typing import Any
 
 from amplifier_core import events
 from amplifier_core.cancellation import CancellationToken
-from amplifier_core.llm_errors import LLMError
+from amplifier_core.llm_errors import InvalidRequestError, LLMError
 from amplifier_core.message_models import ChatRequest, ChatResponse, Message, ToolSpec
 from amplifier_core.read_only_messages import request_models
 from amplifier_support.capability_names import ORCHESTRATOR_OVERRIDES, PROMPT_IMAGES
+from amplifier_support.request_images import fit_images, oversize_problem
 
 from .block_events import announce_blocks
 from .config import LoopConfig
@@ -269,6 +270,12 @@ class AgentLoop:
         messages = with_ephemeral(await self._request_messages(turn), turn.gate.take_ephemeral())
         if wrap_up:
             messages.append(Message(role="user", content=WRAP_UP_REMINDER))
+        messages, _ = fit_images(messages)  # earlier images over the request budget are described instead
+        too_large = oversize_problem(messages)
+        if too_large is not None:  # refused here with a message, not by the provider after an upload
+            error = InvalidRequestError(too_large, provider=choice.name, model=choice.model)
+            await self._report_provider_error(turn, iteration, error)
+            raise error
         request = ChatRequest(
             messages=[],
             tools=tool_specs or None,

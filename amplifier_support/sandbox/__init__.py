@@ -28,14 +28,18 @@ Every confined command also runs with no_new_privs, so setuid programs (sudo) ga
 and without capabilities (started by root, it keeps root's file ownership but none of its powers); it
 cannot make setuid/setgid files (a seccomp filter, x86_64 and aarch64).
 
-Protected places (``amplifier_support.protected_paths``: ``.amplifier/``, ``.mcp.json``, git's hooks and
-config, plus what the caller passes as ``confine(..., protect=[(path, label)])``) that lie inside the write
-roots are bound read-only in a user + mount namespace of the command's own (``namespace.py``), and so is the
-workspace in read-only mode when it lies under the temp dir. Where no namespace can be made
-(``namespace_support()``; ``AMPLIFIER_SANDBOX_FORCE_NO_NAMESPACE=1`` simulates that for tests) ``warning``
-says so and commands run with Landlock alone. Either way the caller brackets each command with
-``before = confinement.snapshot()`` and ``confinement.changed(before)``, a line naming what changed in them
-(a place that did not exist yet cannot be mounted over).
+Protected places (``amplifier_support.protected_paths``: ``.amplifier/``, ``.mcp.json``, ``.claude/``, git's
+hooks and config, plus what the caller passes as ``confine(..., protect=[(path, label)])``) that lie inside the
+write roots are bound read-only in a user + mount namespace of the command's own (``namespace.py``; one that does
+not exist yet gets an empty read-only stand-in, ``placeholders.py``, removed by ``changed``/``tidy`` once no
+command holds it), and so is the workspace in read-only mode when it lies under the temp dir. Where no namespace
+can be made (``namespace_support()``; ``AMPLIFIER_SANDBOX_FORCE_NO_NAMESPACE=1`` simulates that for tests)
+``warning`` says so and commands run with Landlock alone. Either way the caller brackets each command with
+``before = confinement.snapshot()`` and ``confinement.changed(before)``, a line naming what changed in them.
+
+``SandboxPolicy(network=False, proxied=True)`` with ``confinement.argv(argv, proxy=SOCKET)``: the command runs in
+a network namespace too, whose only way out is ``relay.py`` (127.0.0.1:3128 inside it) to the caller's proxy
+(``netproxy.NetworkProxy``, which decides per host); ``HTTP(S)_PROXY`` point at the relay.
 
 How: ``argv`` prefixes ``python -I -S launch.py SPEC --``; the launcher applies the ruleset to itself and execs
 the command (no code runs between fork and exec in this process, which is threaded). It fails closed with

@@ -1,9 +1,12 @@
 """Exec launcher: ``python -I -S launch.py SPEC -- PROGRAM ARGS...`` confines itself, then execs PROGRAM.
 
 SPEC is JSON ``{"write": [paths], "deny_network": bool, "read_only": [paths], "namespace": bool,
-"strict": bool}``. The launcher sets no_new_privs; with ``namespace`` it enters a user + mount namespace and
-binds each existing ``read_only`` path read-only (``namespace.py``; when that fails it says so on stderr and
-goes on, unless ``strict``: then it refuses as below). Then it enforces a Landlock ruleset (writes only
+"strict": bool, "placeholders": [[path, "dir"|"file"]], "lock": path, "proxy": socket path}``. The launcher sets
+no_new_privs; with ``namespace`` it enters a user + mount namespace and binds each ``read_only`` path read-only
+(``namespace.py``; a ``placeholders`` place that does not exist is first made as an empty stand-in, under a
+shared flock of ``lock``; when that fails it says so on stderr and goes on, unless ``strict``: then it refuses as
+below). With ``proxy`` the namespace is a network namespace too, whose only way out is ``relay.py`` to that
+socket (the app's proxy), and ``HTTP(S)_PROXY`` point at the relay. Then it enforces a Landlock ruleset (writes only
 beneath ``write``; TCP refused with ``deny_network``) and a seccomp filter (``seccomp.py``: no setuid/setgid
 files; every IP socket refused with ``deny_network``), drops every capability (root's too, and those the user
 namespace gave) and replaces itself with PROGRAM, which inherits the confinement, as does everything PROGRAM
@@ -24,10 +27,16 @@ import sys
 EXIT_CANNOT_CONFINE = 126
 
 
+def _start_relay(relay: object, landlock: object, proxy: str) -> None:
+    relay.loopback_up()  # type: ignore[attr-defined]
+    relay.start(proxy, landlock.drop_capabilities)  # type: ignore[attr-defined]
+
+
 def main(argv: list[str]) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import landlock  # this directory's landlock.py, namespace.py and seccomp.py; stdlib only
+    import landlock  # this directory's landlock.py, namespace.py, relay.py and seccomp.py; stdlib only
     import namespace
+    import relay
     import seccomp
 
     if len(argv) < 3 or argv[1] != "--":
@@ -40,6 +49,10 @@ def main(argv: list[str]) -> int:
         read_only = [str(path) for path in spec.get("read_only", [])]
         use_namespace = bool(spec.get("namespace", False)) and bool(read_only)
         strict = bool(spec.get("strict", False))
+        placeholders = [(str(path), str(kind)) for path, kind in spec.get("placeholders", [])]
+        lock = str(spec["lock"]) if spec.get("lock") else None
+        proxy = str(spec["proxy"]) if spec.get("proxy") else None  # the app's proxy socket: network through it
+        use_namespace = use_namespace or proxy is not None
     except (ValueError, KeyError, TypeError) as error:
         print(f"amplifier sandbox: bad SPEC: {error}", file=sys.stderr)
         return 2
@@ -51,14 +64,22 @@ def main(argv: list[str]) -> int:
         landlock.set_no_new_privs()
         if use_namespace:  # before Landlock, which refuses every mount
             try:
-                namespace.protect(read_only, writable)
+                namespace.protect(read_only, writable, placeholders, lock,
+                                  network=(lambda: _start_relay(relay, landlock, proxy)) if proxy else None)
             except OSError as error:
-                if strict or getattr(error, "entered", False):
+                if strict or proxy is not None or getattr(error, "entered", False):
                     raise
                 if isinstance(error, namespace.NamespaceError):  # else: started inside a sandbox (it may not
                     # even map its uid), whose read-only mounts it keeps
                     print("amplifier sandbox: protected places are not read-only for this command: "
                           f"{error.strerror}", file=sys.stderr)
+        if proxy is not None:  # the namespace holds no interface but lo: the relay is the only way out
+            address = f"http://127.0.0.1:{relay.PORT}"
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+                os.environ[name] = address
+            for name in ("NO_PROXY", "no_proxy"):
+                os.environ.pop(name, None)
+            deny_network = False
         landlock.restrict_self(abi, writable, deny_network)
         landlock.drop_capabilities()
         if seccomp.supported():  # elsewhere the caller reported the gap

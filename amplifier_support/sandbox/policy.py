@@ -10,10 +10,10 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from amplifier_support.protected_paths import PROJECT_ENTRIES, protected_places
+from amplifier_support.protected_paths import FILE_ENTRIES, PROJECT_ENTRIES, protected_places
 
 from ..sandbox_modes import DEFAULT_MODE, SandboxMode, parse_mode
-from . import landlock, namespace, seccomp, watch
+from . import landlock, namespace, placeholders, seccomp, watch
 from .denials import refused_actions
 
 # Device files every program expects to write (``> /dev/null``); granted in every confined mode.
@@ -37,12 +37,15 @@ class SandboxPolicy:
     """The confinement a caller wants. No defaults are chosen for the caller's project: ``workspace`` (given
     to ``confine``) is what workspace-write may write, plus ``write_roots``, plus the temp dirs.
 
-    ``required``: refuse to run (see ``Confinement.refusal``) rather than run with less than asked."""
+    ``required``: refuse to run (see ``Confinement.refusal``) rather than run with less than asked.
+    ``proxied`` (with ``network`` false): the command's network goes through a proxy the caller runs (its socket
+    given to ``Confinement.argv``), in a network namespace with no other way out."""
 
     mode: SandboxMode = DEFAULT_MODE
     write_roots: tuple[str, ...] = ()
     network: bool = True
     required: bool = False
+    proxied: bool = False
 
     def __post_init__(self) -> None:
         parse_mode(self.mode)  # ValueError naming the modes
@@ -116,6 +119,7 @@ class Confinement:
     watched: tuple[tuple[str, str], ...] = ()  # the project's among them: compared before and after each command
     read_only: tuple[str, ...] = ()  # paths inside the write roots the launcher binds read-only (namespace)
     notes: tuple[str, ...] = ()  # said once, never a reason to refuse (no namespace, temp dir left out)
+    placeholders: tuple[tuple[str, str], ...] = ()  # (path, "dir"|"file") of read-only places made when missing
 
     @property
     def confined(self) -> bool:
@@ -126,6 +130,11 @@ class Confinement:
     def namespace(self) -> bool:
         """True when the launcher makes ``read_only`` read-only in a mount namespace."""
         return self.confined and self.support.namespaces and bool(self.read_only)
+
+    @property
+    def proxied(self) -> bool:
+        """True when the command's network goes through the caller's proxy (a network namespace can be made)."""
+        return self.confined and not self.policy.network and self.policy.proxied and self.support.namespaces
 
     @property
     def workspace_read_only(self) -> bool:
@@ -161,6 +170,8 @@ class Confinement:
             return f"{self.policy.mode} requested, NOT enforced: {self.support.reason}"
         where = ", ".join(path for path in self.writable if path not in WRITABLE_DEVICES)
         net = "allowed" if self.policy.network else ("refused" if self.support.abi >= 4 else "NOT refused")
+        if self.proxied:
+            net = "only through amplifier's proxy (hosts on sandbox.network.allow, others asked)"
         text = f"{self.policy.mode} (Landlock ABI {self.support.abi}): writes only in {where}"
         if self.namespace:
             text += "; read-only inside them: " + ", ".join(self.read_only) + " (mount namespace)"
@@ -175,7 +186,7 @@ class Confinement:
             return f"sandbox read-only: no writes except in the temp dir ({roots})"
         text = f"sandbox workspace-write: writes only in {roots}"
         if self.namespace:
-            text += "; amplifier's project config, .mcp.json and git's hooks and config are read-only"
+            text += "; amplifier's project config, .mcp.json, .claude/ and git's hooks and config are read-only"
         return text
 
     def explain(self, output: str, cwd: str) -> str | None:
@@ -183,6 +194,7 @@ class Confinement:
         rule, else None."""
         if not self.confined:
             return None
+        self.tidy()  # a refused write into a stand-in reads as a write into the place, which no longer exists
         network_refused = not self.policy.network and self.support.abi >= 4
         read_only = {}
         if self.namespace:
@@ -192,20 +204,35 @@ class Confinement:
         refused = refused_actions(output, cwd, self.writable, network_refused, read_only)
         if not refused:
             return None
-        rules = [self.rule()] + (["network: false (IP sockets refused)"] if network_refused else [])
+        network_rule = ("network: only the hosts of sandbox.network.allow, through amplifier's proxy (HTTP_PROXY)"
+                        if self.proxied else "network: false (IP sockets refused)")
+        rules = [self.rule()] + ([network_rule] if network_refused else [])
         return ("Blocked by the sandbox (Landlock): refused " + "; ".join(refused) + ". Rules: "
                 + "; ".join(rules) + ". Work inside the write roots, or ask the user to run it outside the "
                 "sandbox.")
 
-    def argv(self, argv: list[str]) -> list[str]:
+    def argv(self, argv: list[str], proxy: str | None = None) -> list[str]:
         """``argv`` wrapped in the exec launcher when confined, else unchanged. The launcher fails closed
-        (exit 126 and a message) if it cannot enforce the ruleset when the command starts."""
+        (exit 126 and a message) if it cannot enforce the ruleset when the command starts. ``proxy``: the socket
+        of the caller's proxy, for a ``proxied`` policy (without one, such a command has no network at all)."""
         if not self.confined:
             return list(argv)
-        spec = {"write": list(self.writable), "deny_network": not self.policy.network}
+        spec: dict[str, object] = {"write": list(self.writable), "deny_network": not self.policy.network}
+        if self.proxied and proxy:
+            spec.update(proxy=proxy, namespace=True, read_only=list(self.read_only))
         if self.namespace:
             spec.update(read_only=list(self.read_only), namespace=True, strict=self.workspace_read_only)
+            if self.placeholders:
+                spec.update(placeholders=[list(entry) for entry in self.placeholders],
+                            lock=os.path.realpath(self.workspace))
         return [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(spec), "--", *argv]
+
+    def tidy(self, wait: float = 0.0) -> None:
+        """Remove the launcher's stand-ins for missing places that no running command holds any more (``wait``:
+        seconds to keep trying while one is held, when the commands holding them are being ended)."""
+        if self.placeholders and self.namespace:
+            placeholders.remove_unheld([path for path, _ in self.placeholders], os.path.realpath(self.workspace),
+                                       wait)
 
     def snapshot(self) -> watch.Snapshot:
         """The protected places as they are now; after the command, ``changed`` compares."""
@@ -215,6 +242,7 @@ class Confinement:
         """A line naming the protected places that changed since ``before`` (None when none did), whatever
         changed them: the namespace keeps existing places read-only, not a place that did not exist yet, and
         without a namespace nothing does."""
+        self.tidy()
         found = watch.changes(before, self.snapshot(), os.path.realpath(self.workspace))
         if not found:
             return None
@@ -263,7 +291,7 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     if policy.mode == "read-only" and _inside(real_workspace, writable):
         read_only.insert(0, real_workspace)
     if read_only and support.available and not support.namespaces and policy.mode == "workspace-write":
-        notes.append("amplifier's project config, .mcp.json and git's hooks and config are NOT read-only for "
+        notes.append("amplifier's project config, .mcp.json, .claude/ and git's hooks and config are NOT read-only for "
                      f"commands: no mount namespace ({support.namespace_reason}); each command's changes to them "
                      "are reported in its result")
     gaps: list[str] = []
@@ -274,5 +302,8 @@ def confine(policy: SandboxPolicy, workspace: str, support: SandboxSupport | Non
     elif not policy.network and not seccomp.supported():
         gaps.append("network: false refuses only TCP on this architecture (UDP, raw and MPTCP sockets are "
                     "not refused)")
+    stand_ins = tuple((path, "file" if os.path.basename(path) in FILE_ENTRIES else "dir")
+                      for path, label in watched if path in read_only and label != "the git dir link"
+                      and os.path.realpath(path) == path)  # a linked entry exists (the link): never made
     return Confinement(policy, workspace, support, writable, tuple(gaps), protected, watched, tuple(read_only),
-                       tuple(notes))
+                       tuple(notes), stand_ins)

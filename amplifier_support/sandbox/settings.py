@@ -15,6 +15,7 @@ from ..sandbox_modes import DEFAULT_MODE, SandboxMode, normalize_sandbox_value
 from .policy import SandboxPolicy
 
 __all__ = [
+    "NetworkAllow",
     "SandboxSettings",
     "config_under_session_sandbox",
     "normalize_sandbox_value",
@@ -23,13 +24,25 @@ __all__ = [
 ]
 
 
+class NetworkAllow(ModuleConfig):
+    """``network: {allow: [HOST, ...]}``: no network but through the caller's proxy, which lets these hosts
+    (names, IP addresses, globs such as ``*.pypi.org``) through and asks about the others."""
+
+    allow: list[str] = Field(default_factory=list)
+
+
 class SandboxSettings(ModuleConfig):
-    """``sandbox:``: a mode string, or ``{mode, write_roots, network, required}``."""
+    """``sandbox:``: a mode string, or ``{mode, write_roots, network, required}``; ``network`` is true (any
+    host), false (none) or ``{allow: [...]}`` (through a proxy)."""
 
     mode: SandboxMode = DEFAULT_MODE
     write_roots: list[str] = Field(default_factory=list)
-    network: bool = True
+    network: bool | NetworkAllow = True
     required: bool = False
+
+    @property
+    def allowed_hosts(self) -> list[str]:
+        return list(self.network.allow) if isinstance(self.network, NetworkAllow) else []
 
     @model_validator(mode="before")
     @classmethod
@@ -37,8 +50,9 @@ class SandboxSettings(ModuleConfig):
         return normalize_sandbox_value(value)
 
     def policy(self) -> SandboxPolicy:
-        return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots), network=self.network,
-                             required=self.required)
+        proxied = isinstance(self.network, NetworkAllow)
+        return SandboxPolicy(mode=self.mode, write_roots=tuple(self.write_roots),
+                             network=self.network is True, required=self.required, proxied=proxied)
 
 
 def session_sandbox(defaults: Any = None, mode: str | None = None) -> dict[str, Any]:

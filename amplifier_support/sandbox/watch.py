@@ -14,6 +14,8 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .placeholders import is_placeholder
+
 MAX_ENTRIES = 2000  # per directory place: beyond this the rest is not compared (and the report says so)
 
 Signature = tuple[str, int, int, int]  # kind, inode, size, mtime_ns
@@ -68,6 +70,8 @@ def take(places: Iterable[tuple[str, str]]) -> Snapshot:
         try:
             info = os.lstat(place)
         except OSError:
+            continue
+        if is_placeholder(place):  # the launcher's stand-in for a place that does not exist: still absent
             continue
         entries[place] = _signature(info)
         if stat.S_ISDIR(info.st_mode) and not _walk(place, entries):

@@ -675,11 +675,42 @@ class _Reader:
         out.append(_Piece(None, text, "\x01", f"{kind} (not understood)"))
 
 
+# `coproc [NAME] COMPOUND`: the grammar knows no coproc and reads `coproc N { sudo x; }` as one simple command
+# `coproc` with arguments `N { sudo x`. The keyword (and NAME) is blanked out so the body parses as what it is.
+_COPROC_COMPOUND = re.compile(
+    rb"\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*)?(?=[{(]|(?:while|until|for|if|case|select|\[\[)(?:\s|$))")
+_MAX_COPROCS = 32
+
+
+def _coproc_keywords(tree: Any, source: bytes) -> list[tuple[int, int]]:
+    """Byte spans of ``coproc [NAME]`` before a compound command (a simple ``coproc cmd`` is a wrapper)."""
+    spans: list[tuple[int, int]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        name = node.child_by_field_name("name") if node.type == "command" else None
+        if name is None or source[name.start_byte:name.end_byte] != b"coproc":
+            continue
+        after = _COPROC_COMPOUND.match(source, name.end_byte)
+        if after is not None:
+            spans.append((name.start_byte, after.end()))
+    return spans
+
+
 def parse_line(line: str) -> ParsedLine:
     """Parse ``line``; never raises (a line that is not valid UTF-8 text or not bash is all unjudged)."""
     source = line.encode("utf-8", "surrogatepass")
-    tree = _parse_tree(source)
+    parsed, coprocs = source, 0
+    tree = _parse_tree(parsed)
+    while coprocs < _MAX_COPROCS and (spans := _coproc_keywords(tree, parsed)):
+        for start, end in spans:
+            parsed = parsed[:start] + b" " * (end - start) + parsed[end:]
+        coprocs += len(spans)
+        tree = _parse_tree(parsed)
     reader = _Reader(line, source)
+    for _ in range(min(coprocs, 1)):
+        reader.result.unjudged.append(Unjudged("coproc", "a coprocess (coproc) running in the background"))
     root = tree.root_node
     reader.statement(root, 0, nested=False, function=None, host=None)
     if root.has_error and not reader.result.parse_error and reader.unexcused_error(root):

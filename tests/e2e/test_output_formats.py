@@ -45,12 +45,24 @@ def test_json_run_prints_one_object_with_session_status_response_usage_model_dur
     assert {"session_id", "status", "response", "usage", "model", "duration_ms", "num_turns"} <= set(record)
     assert record["status"] == "success"
     assert record["response"] == "All done: out.txt written."
-    assert record["model"] == "gpt-e2e"
+    assert record["provider"] == "openai" and record["model"] == "gpt-e2e"
     assert record["num_turns"] == 2
     assert record["usage"]["input_tokens"] >= 30 and record["usage"]["output_tokens"] >= 6
     assert isinstance(record["duration_ms"], int) and record["duration_ms"] > 0
     assert (e2e_api.sessions_dir / record["session_id"] / "metadata.json").exists()
     assert (e2e_api.project / "out.txt").read_text() == "hello\n"
+
+
+def test_json_run_names_the_provider_that_answered_when_several_are_mounted(e2e_api) -> None:
+    for _ in range(2):
+        e2e_api.server.add(Turn(text_chunks=["answered"]), when_last_user_contains="which")
+    e2e_api.profile("two", provider="anthropic", provider_config={"default_model": "claude-e2e"}, tools=(),
+                    extra_providers=[{"module": "provider-openai", "config": {"default_model": "gpt-e2e"}}])
+    first = json.loads(e2e_api.run("run", "-P", "two", "-o", "json", "which one").stdout)
+    second = json.loads(e2e_api.run("run", "-P", "two", "--provider", "openai", "-o", "json", "which one").stdout)
+    assert (first["provider"], first["model"]) == ("anthropic", "claude-e2e")
+    assert second.get("error") is None, second
+    assert (second["provider"], second["model"], second["response"]) == ("openai", "gpt-e2e", "answered")
 
 
 def _stream_records(stdout: str) -> list[dict]:

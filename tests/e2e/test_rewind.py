@@ -88,3 +88,26 @@ def test_rewinding_only_the_conversation_leaves_the_files(e2e_api) -> None:
     again = e2e_api.run("run", "--resume", session_id, "next")
     assert again.returncode == 0, again.stderr
     assert e2e_api.server.requests[-1].user_texts == ["edit it", "delete it", "next"]
+
+
+def test_runs_side_by_side_in_one_project_all_keep_checkpoints_and_each_rewinds(e2e) -> None:
+    runs = 6
+    for number in range(runs):
+        script = [{"tool_calls": [{"name": "write_file", "arguments": {"file_path": f"f{number}.txt",
+                                                                        "content": f"{number}\n"}}]}, "done"]
+        e2e.profile(f"writer{number}", provider="scripted", script=script, tools=("tool-filesystem",), hooks=())
+    children = [e2e.spawn("run", "-P", f"writer{number}", "write") for number in range(runs)]
+    outputs = [child.communicate(timeout=60) for child in children]
+    for child, (_, stderr) in zip(children, outputs, strict=True):
+        assert child.returncode == 0 and "checkpoints are off" not in stderr, stderr
+    sessions = e2e.session_dirs()
+    assert len(sessions) == runs
+    for session in sessions:
+        assert [line["when"] for line in map(json.loads, (session / "checkpoints.jsonl").read_text().splitlines())
+                ] == ["pre", "post"]
+    session = sessions[0]
+    written = next(path for path in e2e.project.glob("f*.txt") if f'"{path.name}"' in (
+        session / "transcript.jsonl").read_text())
+    rewound = e2e.run("session", "rewind", session.name, "--to", "1", "--yes", "--files-only")
+    assert rewound.returncode == 0, rewound.stderr
+    assert not written.exists()  # (a file another run wrote during this one's tool call may go too: one work tree)

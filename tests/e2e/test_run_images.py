@@ -8,7 +8,7 @@ import base64
 import json
 
 import pytest
-from fakeapi import Turn
+from fakeapi import ToolCall, Turn
 
 # smallest valid-looking files of each kind: only their signatures matter to the sniffing
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(17)
@@ -92,3 +92,54 @@ def test_an_image_that_cannot_be_sent_is_exit_2_naming_the_file(e2e_api, write, 
     assert result.returncode == 2
     assert "--image pic.png" in result.stderr and expected in result.stderr
     assert "Traceback" not in result.stderr and not e2e_api.server.requests
+
+
+def _big_pngs(e2e, prefix: str, count: int) -> list[str]:
+    """``count`` PNG files of 3.7 MB (just under the per-image limit; only the signature matters), as --image
+    arguments."""
+    arguments = []
+    for number in range(count):
+        name = f"{prefix}{number}.png"
+        (e2e.project / name).write_bytes(PNG + bytes([number]) * 3_700_000)
+        arguments.append(f"--image={name}")
+    return arguments
+
+
+def _images_sent(body: dict) -> int:
+    return sum(1 for message in body["messages"] if isinstance(message["content"], list)
+               for block in message["content"] if block.get("type") == "image")
+
+
+def test_a_session_whose_images_outgrow_a_request_sends_the_newest_and_describes_the_older(e2e_api) -> None:
+    e2e_api.server.add(Turn(text="seen"), repeat=True)
+    e2e_api.profile("vision", provider="anthropic", tools=())
+    first = e2e_api.run("run", "-P", "vision", *_big_pngs(e2e_api, "a", 4), "first four")
+    assert first.returncode == 0, first.stderr
+    [session] = e2e_api.session_dirs()
+    second = e2e_api.run("run", "--resume", session.name, *_big_pngs(e2e_api, "b", 4), "four more")
+    assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr
+    request = e2e_api.server.requests[-1]
+    assert _images_sent(request.body) == 5  # this turn's four and the newest earlier one: ~25 MB, not ~40 MB
+    assert len(request.raw_body) < 32_000_000
+    assert request.raw_body.count(b"left out of this request") == 3
+    stored = (session / "transcript.jsonl").read_text("utf-8")
+    assert stored.count('"type": "image"') == 8  # the transcript keeps every image
+
+
+def test_a_turn_whose_tool_returns_more_images_than_a_request_carries_is_stopped_before_sending(
+        e2e_api) -> None:
+    from mcptestserver import stdio_command
+    from mcptestserver.fixtures import stdio_server_env
+
+    command = stdio_command()  # over stdio: an HTTP server's event stream takes no message this large
+    (e2e_api.project / ".amplifier" / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "local": {"command": command[0], "args": command[1:], "env": stdio_server_env()}}}))
+    e2e_api.profile("mcp", provider="anthropic", tools=("tool-mcp",), hooks=("hooks-streaming-ui",))
+    e2e_api.server.add(Turn(tool_calls=[ToolCall("mcp__local__pictures", {"count": 3, "size": 3_700_000})]),
+                       when_last_user_contains="pictures")
+    attached = _big_pngs(e2e_api, "c", 4)  # with the tool's three: about 35 MB encoded in the next request
+    result = e2e_api.run("run", "-P", "mcp", "--approval", "allow", *attached, "show me the pictures")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "more than the 32.0 MB a provider accepts, so it was not sent" in result.stderr, result.stderr
+    assert len(e2e_api.server.requests) == 1  # the call that asked for the tool; the oversized one never left
+    e2e_api.assert_tool_pairs_complete(e2e_api.transcript(e2e_api.only_session()))

@@ -10,6 +10,7 @@ import resource
 import subprocess
 
 import pytest
+import yaml
 
 from .conftest import TIMEOUT, installed_amplifier
 
@@ -20,6 +21,13 @@ WRONG_SHAPES = [
     ('{"role": "assistant", "content": [{"type": "tool_call", "id": "c1"}]}',
      "has a bad 'content[0]': a 'tool_call' block without 'name'"),
     ('["role", "user"]', "is a list, not a message object"),
+    ('{"role": "assistant", "tool_calls": [{"id": 7}]}', "has no 'content'"),  # the line of issue 36, as written
+    ('{"role": "assistant", "content": "", "tool_calls": [{"id": 7}]}',
+     "has a bad 'tool_calls[0]': its 'id' is a number, not text"),
+    ('{"role": "assistant", "content": "", "tool_calls": [{"id": "c9", "tool": 5}]}',
+     "has a bad 'tool_calls[0]': its 'tool' is a number, not text"),
+    ('{"role": "assistant", "content": "", "tool_calls": [{"id": "c9", "tool": "x", "arguments": [1]}]}',
+     "has a bad 'tool_calls[0]': its 'arguments' is a list, not an object"),
 ]
 
 
@@ -74,6 +82,26 @@ def test_a_transcript_write_past_the_file_size_limit_is_one_message_exit_1_and_k
     assert resumed.returncode == 0 and "line" not in resumed.stderr
 
 
+def test_the_persistent_context_writing_past_the_file_size_limit_is_one_message_and_no_half_line(e2e) -> None:
+    """context-persistent writes the transcript itself: the same failure, the same single message."""
+    path = e2e.profile("persistent", provider="scripted", script=["one", "two"], tools=(), hooks=())
+    document = yaml.safe_load(path.read_text())
+    document["session"]["context"] = {"module": "context-persistent"}
+    path.write_text(yaml.safe_dump(document))
+    assert e2e.run("run", "-P", "persistent", "hello").returncode == 0
+    session = e2e.only_session()
+    transcript = session / "transcript.jsonl"
+    before = transcript.read_bytes()
+    e2e.trust_now()
+    result = subprocess.run(
+        [*installed_amplifier(), "run", "--resume", session.name, "x" * 5000], capture_output=True, text=True,
+        cwd=e2e.project, env=e2e.env, timeout=TIMEOUT, preexec_fn=_limit_file_size(len(before) + 2000), check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and str(transcript) in errors[0] and "File too large" in errors[0]
+    assert transcript.read_bytes() == before
+
+
 def test_a_metadata_write_past_the_file_size_limit_names_the_file_and_keeps_the_old_one(e2e) -> None:
     e2e.profile("scripted", provider="scripted", script=["one", "two"], tools=(), hooks=())
     assert e2e.run("run", "-P", "scripted", "hello").returncode == 0
@@ -111,3 +139,38 @@ def test_a_run_in_a_directory_whose_name_is_not_utf8_works_and_is_listed(e2e) ->
                             env=e2e.env, timeout=TIMEOUT, check=False)
     assert listed.returncode == 0 and b"Traceback" not in listed.stderr
     assert [row["session_id"] for row in json.loads(listed.stdout)] == [session.name]
+
+
+def test_a_project_whose_own_name_is_not_utf8_runs_chats_checkpoints_and_prints_json(e2e) -> None:
+    """The project root itself (its own git repository) has a name that is not UTF-8: the checkpoint repository, the
+    chat's history and the JSON output take the name as bytes, never a UnicodeEncodeError."""
+    import pexpect
+    from testkit.terminal import spawn_in_terminal
+
+    odd = os.path.join(os.fsencode(e2e.project.parent), b"proj-caf\xe9-\xff")
+    os.mkdir(odd)
+    subprocess.run(["git", "init", "-q", odd], check=True)
+    script = [{"tool_calls": [{"name": "write_file", "arguments": {"file_path": "a.txt", "content": "a\n"}}]},
+              "wrote it", {"text": "chatted", "match": "chat"}]
+    e2e.profile("odd", provider="scripted", script=script, tools=("tool-filesystem",), user=True)
+    command = installed_amplifier()
+    result = subprocess.run([*command, "run", "-P", "odd", "-o", "json", "write"], capture_output=True,
+                            cwd=odd, env=e2e.env, timeout=TIMEOUT, check=False)
+    assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
+    record = json.loads(result.stdout)
+    assert record["response"] == "wrote it" and record["trust"]["project"] == os.fsdecode(odd)
+    assert b"checkpoints are off" not in result.stderr
+    session = e2e.only_session()
+    assert [row["turn"] for row in map(json.loads, (session / "checkpoints.jsonl").read_text().splitlines())]
+
+    chat = spawn_in_terminal(command[0], [*command[1:], "--resume", session.name, "-P", "odd"],
+                             cwd=os.fsdecode(odd), env=e2e.env, encoding="utf-8", dimensions=(40, 160),
+                             timeout=TIMEOUT)
+    chat.expect_exact("❯ ")
+    chat.send("chat\r")
+    chat.expect_exact("chatted")
+    chat.expect_exact("❯ ")
+    chat.send("/exit\r")
+    chat.expect(pexpect.EOF)
+    chat.close()
+    assert chat.exitstatus == 0 and "Traceback" not in chat.before, chat.before

@@ -44,3 +44,11 @@ def test_a_broken_file_says_where(tmp_path: Path) -> None:
     path.write_text("[]")
     with pytest.raises(McpFileError, match="must be a JSON object"):
         read_servers_document(path)
+
+
+def test_the_sandboxs_stand_in_for_a_missing_mcp_json_reads_as_no_file(tmp_path) -> None:
+    from amplifier_support.mcp_scopes import read_servers_document
+
+    stand_in = tmp_path / ".mcp.json"
+    stand_in.touch(mode=0o000)
+    assert read_servers_document(stand_in) == ({}, "mcpServers")

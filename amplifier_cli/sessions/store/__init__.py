@@ -13,9 +13,18 @@ from .store import (
     SessionStore,
     new_session_id,
 )
-from .transcript import INTERRUPTED_RESULT, TranscriptWriter, read_transcript, repair_transcript
+from .transcript import (
+    COMPACT_BOUNDARY,
+    INTERRUPTED_RESULT,
+    TranscriptWriter,
+    is_compact_boundary,
+    read_transcript,
+    repair_transcript,
+    since_last_compaction,
+)
 
 __all__ = [
+    "COMPACT_BOUNDARY",
     "EVENTS_FILE",
     "INTERRUPTED_RESULT",
     "METADATA_VERSION",
@@ -27,7 +36,9 @@ __all__ = [
     "SessionRecord",
     "SessionStore",
     "TranscriptWriter",
+    "is_compact_boundary",
     "new_session_id",
     "read_transcript",
     "repair_transcript",
+    "since_last_compaction",
 ]

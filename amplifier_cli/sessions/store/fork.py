@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .store import SessionRecord, SessionStore
+from .transcript import is_compact_boundary
 
 
 def is_user_prompt(message: dict[str, Any]) -> bool:
@@ -34,7 +35,16 @@ def messages_up_to_turn(messages: list[dict[str, Any]], turn: int | None) -> lis
     if turn < 1 or turn > len(starts):
         raise ValueError(f"turn {turn} is not in the session: it has {len(starts)} turn(s)")
     end = starts[turn] if turn < len(starts) else len(messages)
-    return list(messages[:end])
+    return _without_trailing_compaction(list(messages[:end]))
+
+
+def _without_trailing_compaction(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A compaction made after the last kept turn (its boundary and the system messages after it) is left out:
+    a fork or rewind to that turn continues from the whole conversation, not from the summary of it."""
+    for index in range(len(messages) - 1, -1, -1):
+        if is_compact_boundary(messages[index]):
+            return messages[:index] if all(m.get("role") == "system" for m in messages[index:]) else messages
+    return messages
 
 
 def _prompt_text(message: dict[str, Any]) -> str | None:

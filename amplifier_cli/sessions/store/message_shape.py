@@ -68,8 +68,26 @@ def message_problem(message: Any) -> str | None:
         if not isinstance(calls, list):
             return f"has 'tool_calls' that is {_kind(calls)}, not a list"
         for index, call in enumerate(calls):
-            if not isinstance(call, dict):
-                return f"has 'tool_calls[{index}]' that is {_kind(call)}, not an object"
+            if (problem := _call_problem(call)) is not None:
+                return f"has a bad 'tool_calls[{index}]': {problem}"
+    return None
+
+
+def _call_problem(call: Any) -> str | None:
+    """A stored call is ``{id, tool|name, arguments|input}``: resume pairs results with its id, providers send
+    its name and arguments, so each must be of the kind they read."""
+    if not isinstance(call, dict):
+        return f"it is {_kind(call)}, not an object"
+    if "id" not in call or call["id"] == "":
+        return "its 'id' is missing"
+    if not isinstance(call["id"], str):
+        return f"its 'id' is {_kind(call['id'])}, not text"
+    for key in ("tool", "name"):
+        if not isinstance(call.get(key), _OPT_STR):
+            return f"its '{key}' is {_kind(call[key])}, not text"
+    for key in ("arguments", "input"):
+        if not isinstance(call.get(key), (dict, str, type(None))):
+            return f"its '{key}' is {_kind(call[key])}, not an object"
     return None
 
 

@@ -25,6 +25,12 @@ class RecordingContext:
         await self._inner.set_messages(messages)
         self._writer.rewrite(await self._inner.get_messages())
 
+    async def replace_after_compaction(self, messages: list[dict[str, Any]]) -> None:
+        """The context becomes ``messages`` (the first one marked as the boundary); the transcript keeps what it
+        holds and gains them, so the conversation before the summary can still be shown, rewound to and forked."""
+        self._writer.append_all(messages)  # first: when the disk refuses, the conversation stays as it was
+        await self._inner.set_messages(messages)
+
     async def restore(self, messages: list[dict[str, Any]]) -> None:
         """Give the inner context the messages read from this transcript, without writing them back: on a
         plain resume the file already holds exactly these lines."""

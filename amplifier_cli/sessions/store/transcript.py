@@ -21,6 +21,9 @@ from .message_shape import message_problem
 from .regular_files import open_regular, read_regular_file
 
 INTERRUPTED_RESULT = "[interrupted: this tool call did not finish because the session stopped]"
+COMPACT_BOUNDARY = "compact_boundary"
+"""Metadata flag of the first message written after a compaction: the conversation in force starts there, and the
+lines before it stay in the file for `session show`, rewind and fork."""
 TRANSCRIPT_SCHEMA_VERSION = 1
 SCHEMA_FIELD = "schema_version"
 
@@ -64,7 +67,11 @@ class TranscriptWriter:
         return utf8_line(encode_message(line), line)
 
     def append(self, message: dict[str, Any]) -> None:
-        data = self._encode(message)
+        self.append_all([message])
+
+    def append_all(self, messages: list[dict[str, Any]]) -> None:
+        """Append ``messages`` as one write: all of them reach the file, or (on failure) none."""
+        data = b"".join(map(self._encode, messages))
         if self._descriptor is None:
             self._descriptor = self._open()
         descriptor = self._descriptor
@@ -173,6 +180,19 @@ def _message_of(line: dict[str, Any]) -> dict[str, Any]:
     if SCHEMA_FIELD not in line:
         return line
     return type(line)([(key, value) for key, value in line.items() if key != SCHEMA_FIELD])
+
+
+def is_compact_boundary(message: dict[str, Any]) -> bool:
+    metadata = message.get("metadata")
+    return isinstance(metadata, dict) and metadata.get(COMPACT_BOUNDARY) is True
+
+
+def since_last_compaction(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation a resume continues: from the last compaction boundary on (all of it when there is none)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if is_compact_boundary(messages[index]):
+            return messages[index:]
+    return messages
 
 
 def _tool_call_ids(message: dict[str, Any]) -> list[tuple[str, str]]:

@@ -14,7 +14,7 @@ def _style(line: str) -> str | None:
 
 
 async def diff_command(repl: Any, argument: str) -> bool:
-    from ...sessions.checkpoints import CheckpointError, ShadowRepo
+    from ...sessions.checkpoints import INDEX_FILE, CheckpointError, ShadowRepo
     from ...sessions.factory import project_key
     from ...sessions.session_diff import session_diff
 
@@ -22,7 +22,8 @@ async def diff_command(repl: Any, argument: str) -> bool:
     if live is None:
         return True
     try:
-        diff = session_diff(live.record.directory, ShadowRepo(repl.paths.data_dir, project_key(repl.paths)))
+        repo = ShadowRepo(repl.paths.data_dir, project_key(repl.paths), live.record.directory / INDEX_FILE)
+        diff = session_diff(live.record.directory, repo)
     except CheckpointError as error:
         say(f"No diff: {error}", "error")
         return True

@@ -75,7 +75,7 @@ class ReplCompleter(Completer):
 
 def history_path(data_dir: Path, project: Path) -> Path:
     """One history file per project, in the data dir (never inside the project)."""
-    digest = hashlib.sha256(str(project).encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(os.fsencode(project)).hexdigest()[:16]  # a name that is not UTF-8 too
     return data_dir / "history" / f"{digest}.txt"
 
 

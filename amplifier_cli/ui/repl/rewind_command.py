@@ -12,7 +12,7 @@ MODES = {"": (True, True), "files": (True, False), "conversation": (False, True)
 
 
 async def rewind_command(repl: Any, argument: str) -> bool:
-    from ...sessions.checkpoints import CheckpointError, ShadowRepo
+    from ...sessions.checkpoints import INDEX_FILE, CheckpointError, ShadowRepo
     from ...sessions.factory import project_key
     from ...sessions.rewind import apply_rewind, plan_rewind
     from ...sessions.store.fork import turn_starts
@@ -22,7 +22,7 @@ async def rewind_command(repl: Any, argument: str) -> bool:
     if live is None:
         return True
     words = argument.split()
-    messages = await live.coordinator.get("context").get_messages()
+    messages = live.record.read_transcript().messages  # the whole file: turns before a /compact can be rewound to
     starts = turn_starts(messages)
     if not words:
         for number, index in enumerate(starts, start=1):
@@ -37,7 +37,7 @@ async def rewind_command(repl: Any, argument: str) -> bool:
         return True
     turn = int(words[0])
     files, conversation = MODES[mode]
-    repo = ShadowRepo(repl.paths.data_dir, project_key(repl.paths))
+    repo = ShadowRepo(repl.paths.data_dir, project_key(repl.paths), live.record.directory / INDEX_FILE)
     try:
         plan = plan_rewind(live.record, repo, turn, files=files, conversation=conversation)
     except (ValueError, CheckpointError) as error:

@@ -15,7 +15,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import model_validator
 
@@ -59,6 +59,9 @@ class PersistentContextConfig(SimpleContextConfig):
 # the session's transcript.jsonl when the app hands its path over, so each line carries it like the app's own.
 SCHEMA_FIELD = "schema_version"
 TRANSCRIPT_SCHEMA_VERSION = 1
+COMPACT_BOUNDARY = "compact_boundary"
+"""Metadata flag of the first line written by a compaction (docs/EVENTS.md): the history in force starts at the
+last such line; the lines before it stay in the file."""
 
 # Characters str.splitlines() treats as line breaks that json.dumps(ensure_ascii=False) leaves raw.
 _LINE_BREAK_ESCAPES = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
@@ -71,6 +74,23 @@ def encode_message(message: dict[str, Any]) -> str:
     line = {SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **message}
     encoded = json.dumps(line, ensure_ascii=False, default=json_default)
     return encoded.translate(_LINE_BREAK_ESCAPES) + "\n"
+
+
+def _utf8(line: str, message: dict[str, Any]) -> bytes:
+    """``line`` as UTF-8; text holding lone surrogates (a name that is not UTF-8) goes as JSON escapes instead."""
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps({SCHEMA_FIELD: TRANSCRIPT_SCHEMA_VERSION, **message}, default=json_default)
+        return (line + "\n").encode("ascii")
+
+
+def _since_last_compaction(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for index in range(len(messages) - 1, -1, -1):
+        metadata = messages[index].get("metadata")
+        if isinstance(metadata, dict) and metadata.get(COMPACT_BOUNDARY) is True:
+            return messages[index:]
+    return messages
 
 
 def read_jsonl_messages(path: Path) -> list[dict[str, Any]]:
@@ -102,14 +122,14 @@ class PersistentContextManager(SimpleContextManager):
         super().__init__(config or PersistentContextConfig(), hooks=hooks)
         self.path = path
         self.loaded_from_file = False
-        self._file: IO[str] | None = None
+        self._descriptor: int | None = None  # raw, unbuffered: a write that fails leaves nothing half-written
         self.secrets = SecretValues.from_environment()
 
     def open(self) -> None:
         """Resume from the file if it exists, then keep it open for appends."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
-            messages = read_jsonl_messages(self.path)
+            messages = _since_last_compaction(read_jsonl_messages(self.path))
             self._load(messages, validated=True)  # validated when they were first added
             self.loaded_from_file = bool(messages)
             if messages:
@@ -118,11 +138,9 @@ class PersistentContextManager(SimpleContextManager):
 
     def _open_for_append(self) -> None:
         needs_newline = self.path.exists() and self.path.stat().st_size > 0 and self._last_byte() != b"\n"
-        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self._file = open(descriptor, "a", encoding="utf-8")  # held open for the session
+        self._descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         if needs_newline:  # a torn last line must not swallow the next message
-            self._file.write("\n")
-            self._file.flush()
+            self._write(b"\n")
 
     def _last_byte(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -130,18 +148,33 @@ class PersistentContextManager(SimpleContextManager):
             return handle.read(1)
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` whole, or (when the disk or a file size limit refuses it) cut the file back to where it
+        was and raise one OSError naming the file: what was saved before stays a readable transcript."""
+        assert self._descriptor is not None
+        start = os.fstat(self._descriptor).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._descriptor, view):]
+            if getattr(self.config, "fsync", False):
+                os.fsync(self._descriptor)
+        except OSError as error:
+            try:
+                os.ftruncate(self._descriptor, start)
+            except OSError:
+                pass
+            raise OSError(error.errno, "could not save the last message to the transcript (what was saved before "
+                                       f"it is intact): {error.strerror or error}", str(self.path)) from None
 
     def _persist_append(self, message: dict[str, Any]) -> None:
-        if self._file is None:
+        if self._descriptor is None:
             self._open_for_append()
-        assert self._file is not None
-        self._file.write(encode_message(self.secrets.mask(message)))
-        self._file.flush()
-        if self.config.fsync:
-            os.fsync(self._file.fileno())
+        self._write(_utf8(encode_message(self.secrets.mask(message)), message))
 
     def _persist_replace(self) -> None:
         """Write the whole history to a temp file beside the transcript, fsync it, then os.replace it."""
@@ -150,8 +183,9 @@ class PersistentContextManager(SimpleContextManager):
         descriptor, temp_name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
                                                  dir=self.path.parent)
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.writelines(encode_message(self.secrets.mask(message)) for message in self._messages)
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.writelines(_utf8(encode_message(self.secrets.mask(message)), message)
+                                  for message in self._messages)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temp_name, self.path)
@@ -159,6 +193,14 @@ class PersistentContextManager(SimpleContextManager):
             Path(temp_name).unlink(missing_ok=True)
             raise
         self._open_for_append()
+
+    async def replace_after_compaction(self, messages: list[dict[str, Any]]) -> None:
+        """The history becomes ``messages`` (a compaction's, its first marked as the boundary), appended to the
+        file in one write rather than replacing it: the conversation before the summary stays in the file."""
+        if self._descriptor is None:
+            self._open_for_append()
+        self._write(b"".join(_utf8(encode_message(self.secrets.mask(message)), message) for message in messages))
+        self._load([message for message in messages if isinstance(message, dict)], validated=True)
 
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
         """Replace the history and rewrite the file; a no-op when ``messages`` equal the history already held

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 import amplifier_module_context_persistent as persistent
 import pytest
-from amplifier_module_context_persistent import PersistentContextConfig, PersistentContextManager
+from amplifier_module_context_persistent import PersistentContextConfig, PersistentContextManager, read_jsonl_messages
 
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_core.hooks import HookRegistry
@@ -195,7 +196,7 @@ async def test_mount_uses_config_path_with_session_id_and_cleanup_closes(tmp_pat
     assert isinstance(manager, PersistentContextManager)
     assert manager.path == tmp_path / "session.jsonl"
     cleanup()
-    assert manager._file is None
+    assert manager._descriptor is None
 
 
 async def test_mount_takes_the_path_from_the_session_transcript_capability(tmp_path):
@@ -284,4 +285,40 @@ async def test_every_line_carries_schema_version_and_fits_the_published_transcri
     manager.close()
     resumed = opened(path)
     assert await resumed.get_messages() == [{"role": "user", "content": "rewritten"}]  # not a message field
+    resumed.close()
+
+
+async def test_a_write_the_disk_refuses_is_one_error_naming_the_file_and_leaves_no_half_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    manager = PersistentContextManager(path)
+    manager.open()
+    await manager.add_message({"role": "user", "content": "kept"})
+    before = path.read_bytes()
+    full = os.open("/dev/full", os.O_WRONLY)  # every write now fails: no space left on device
+    os.dup2(full, manager._descriptor)
+    os.close(full)
+    with pytest.raises(OSError, match=r"could not save the last message to the transcript .*No space left") as raised:
+        await manager.add_message({"role": "assistant", "content": "x" * 100_000})
+    assert raised.value.filename == str(path)
+    manager.close()  # nothing buffered is left to fail again on close
+    assert path.read_bytes() == before
+    assert [message["content"] for message in read_jsonl_messages(path)] == ["kept"]
+
+
+async def test_a_compaction_is_appended_and_a_resume_continues_from_it(tmp_path):
+    path = tmp_path / "t.jsonl"
+    manager = PersistentContextManager(path)
+    manager.open()
+    for message in ({"role": "system", "content": "sys"}, {"role": "user", "content": "before"},
+                    {"role": "assistant", "content": "answer"}):
+        await manager.add_message(message)
+    kept = [{"role": "system", "content": "sys", "metadata": {"compact_boundary": True}},
+            {"role": "system", "content": "summary"}]
+    await manager.replace_after_compaction(kept)
+    await manager.add_message({"role": "user", "content": "after"})
+    manager.close()
+    assert [m["content"] for m in read_jsonl_messages(path)] == ["sys", "before", "answer", "sys", "summary", "after"]
+    resumed = PersistentContextManager(path)
+    resumed.open()
+    assert [m["content"] for m in await resumed.get_messages()] == ["sys", "summary", "after"]
     resumed.close()

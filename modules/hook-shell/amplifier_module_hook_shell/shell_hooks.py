@@ -148,7 +148,10 @@ class ShellHooks:
         refusal = confinement.refusal() if confinement is not None else None
         cwd = str(self.site.project_dir)
         for hook in (hook for group in groups for hook in group.hooks):
-            body = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
+            try:
+                body = json.dumps(payload, default=json_default, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:  # a path that is not UTF-8: JSON escapes, which decode to the same name
+                body = json.dumps(payload, default=json_default).encode("ascii")
             hook_env = {**env, **self.env_file.variables()}
             if isinstance(hook, HttpHook) and not self.site.network:
                 answer = HookAnswer(warning=f"{describe(hook_event.name, hook)} was not called: the hooks' sandbox "

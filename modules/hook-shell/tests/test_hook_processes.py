@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -137,3 +138,14 @@ async def test_a_hook_that_never_reads_a_large_event_still_runs_and_its_big_outp
     lab.write_hooks({"PreToolUse": one_hook(loud)})
     result = await pre(await lab.mount(), command="y" * 500_000)  # more than a pipe holds: never read
     assert result.action == "deny" and set(result.reason) == {"x"} and len(result.reason) <= 2000
+
+
+async def test_an_event_holding_a_name_that_is_not_utf8_reaches_the_hook_as_json_escapes(lab) -> None:
+    dump = lab.script("stdin.sh", 'cat > "$AMPLIFIER_PROJECT_DIR/stdin.json"')
+    lab.write_hooks({"PreToolUse": one_hook(dump)})
+    coordinator = await lab.mount()
+    odd = os.fsdecode(b"caf\xe9-\xff.txt")
+    await coordinator.hooks.emit("tool:pre", {"tool_name": "write_file", "tool_input": {"file_path": odd}})
+    received = (lab.project / "stdin.json").read_bytes()
+    assert received.isascii() and json.loads(received)["tool_input"]["file_path"] == odd
+    assert messages(coordinator) == []

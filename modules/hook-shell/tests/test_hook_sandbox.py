@@ -111,14 +111,15 @@ async def test_a_hook_cannot_change_a_protected_place_but_writes_the_rest(git_la
     assert not any("protected places changed" in message for message in messages(coordinator))
 
 
-async def test_a_hook_creating_a_place_that_did_not_exist_is_reported(lab) -> None:
+async def test_a_hook_cannot_create_a_place_that_did_not_exist(lab) -> None:
     lab.write_hooks({"SessionStart": one_hook(lab.script(
-        "mcp.sh", 'echo "{\\"mcpServers\\": {}}" > "$AMPLIFIER_PROJECT_DIR/.mcp.json"'))})
+        "mcp.sh", 'echo "{\\"mcpServers\\": {}}" > "$AMPLIFIER_PROJECT_DIR/.mcp.json"; '
+                  'touch "$AMPLIFIER_PROJECT_DIR/beside.txt"'))})
     coordinator = await lab.mount()
     await coordinator.hooks.emit("session:start", {"session_id": "s1"})
-    assert (lab.project / ".mcp.json").exists()  # nothing to mount over: it cannot be refused
-    assert any("mcp.sh" in message and "protected places changed while it ran: created .mcp.json" in message
-               for message in messages(coordinator)), messages(coordinator)
+    assert not (lab.project / ".mcp.json").exists()  # a stand-in was mounted over the missing place
+    assert (lab.project / "beside.txt").exists()
+    assert not any("protected places changed" in message for message in messages(coordinator))
 
 
 async def test_without_a_namespace_hooks_run_and_their_changes_are_reported(lab, monkeypatch) -> None:

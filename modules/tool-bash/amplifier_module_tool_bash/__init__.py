@@ -34,6 +34,7 @@ from amplifier_support.sandbox import Confinement
 from amplifier_support.sandbox.settings import config_under_session_sandbox
 from amplifier_support.sandbox.watch import Snapshot
 
+from .network import NetworkGate
 from .policy import CommandPolicy, PolicyDecision, validate_patterns
 from .process_runner import RunOutcome, end_background, end_group, run_in_group, shell_argv, start_background
 from .sandboxing import SandboxConfig, ToolSandbox, app_places
@@ -125,6 +126,7 @@ class BashTool:
             exempt=config.safety_overrides.allow,
         )
         self.sandbox = ToolSandbox(config.sandbox)
+        self.network = NetworkGate(config.sandbox.allowed_hosts, coordinator)
         self.jobs: dict[str, _BackgroundJob] = {}
         self._lingering_groups: set[int] = set()
         self._running: set[asyncio.Event] = set()
@@ -228,11 +230,16 @@ class BashTool:
         if self._cancelled_now():
             return _error("Not run: the session is being cancelled.")
         confinement = self.sandbox.for_workspace(self.workspace())
+        confinement.tidy()  # stand-ins an earlier, interrupted command left
         unconfined = self.sandbox.take_unconfined_grant(command)
         refusal = None if unconfined else confinement.refusal()
         if refusal is not None:
             return _error(refusal, rule="sandbox.required")
-        argv = shell_argv(command) if unconfined else confinement.argv(shell_argv(command))
+        proxy = None
+        if not unconfined and confinement.proxied:
+            await self.network.proxy.start()
+            proxy = self.network.proxy.socket_path
+        argv = shell_argv(command) if unconfined else confinement.argv(shell_argv(command), proxy)
         if input.get("run_in_background"):
             return self._start_job(command, argv, cwd, confinement)
         if self.config.max_concurrent is not None and len(self._running) >= self.config.max_concurrent:
@@ -245,6 +252,9 @@ class BashTool:
             sandbox_note = "[ran outside the sandbox: the user approved this once]"
         else:  # also on exit 0: a script may go on after a refused write
             sandbox_note = confinement.explain(outcome.output, cwd)
+        refused_hosts = self.network.command_done(still_running=self._busy())
+        if refused_hosts:
+            sandbox_note = refused_hosts if not sandbox_note else f"{sandbox_note} {refused_hosts}"
         return self._result(outcome, timeout, sandbox_note, confinement if not unconfined else None,
                             confinement.changed(places))
 
@@ -374,7 +384,14 @@ class BashTool:
             job.places = now
             if changed:
                 body = f"{body.rstrip()}\n[{changed.replace('this command ran', 'this job ran')}]"
+        refused_hosts = self.network.command_done(still_running=self._busy())
+        if refused_hosts:
+            body = f"{body.rstrip()}\n{refused_hosts}"
         return ToolResult(success=True, output=f"{job_id} ({job.command!r}): {status}\n{body}")
+
+    def _busy(self) -> bool:
+        """Whether a foreground command or a background job is still running."""
+        return bool(self._running) or any(job.process.poll() is None for job in self.jobs.values())
 
     async def cleanup(self) -> None:
         """End every background job and every group left behind by a foreground command; drop the logs."""
@@ -390,6 +407,8 @@ class BashTool:
             event.set()
         for job in self.jobs.values():
             job.log.close()
+        await self.network.proxy.close()
+        await asyncio.to_thread(self.sandbox.tidy, self.workspace(), 2.0)  # no stand-in outlives the session
 
 
 class BashOutputTool:
@@ -440,6 +459,7 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Any:
                                             name=f"{MODULE_ID}:sandbox-grants")
     tool.sandbox.places = app_places(coordinator)
     tool.sandbox.warn_once(tool.workspace())
+    tool.sandbox.tidy(tool.workspace())  # stand-ins a session that crashed mid-command left behind
 
     async def cleanup() -> None:
         unregister()

@@ -17,18 +17,23 @@ import logging
 import os
 from typing import Any
 
+from pydantic import Field
+
 from amplifier_core.models import HookResult
 from amplifier_support.capability_names import APP_USER_CONFIG_DIR, SESSION_DIR
 from amplifier_support.sandbox import WRITABLE_DEVICES, Confinement, confine
-from amplifier_support.sandbox.settings import SandboxSettings
+from amplifier_support.sandbox import settings as shared
 
 logger = logging.getLogger(__name__)
 
 _warned: set[str] = set()  # one warning per process, however many sessions (sub-agents) mount the tool
 
 
-# tool-bash's ``sandbox:`` key: the kernel's shared schema (hook-shell reads the same).
-SandboxConfig = SandboxSettings
+class SandboxConfig(shared.SandboxSettings):
+    """tool-bash's ``sandbox:`` key: the shared schema (hook-shell reads the same), except that the model's
+    commands have no network by default but through the tool's proxy (``network: {allow: []}``)."""
+
+    network: bool | shared.NetworkAllow = Field(default_factory=shared.NetworkAllow)
 
 
 # The app's own places (capabilities it registers) that a confined command must not be able to change: with
@@ -68,6 +73,10 @@ class ToolSandbox:
         self._confinements: dict[tuple[str, tuple[tuple[str, str], ...]], Confinement] = {}
         self._unconfined_once: set[str] = set()
         self.places = dict(places or {})  # label -> absolute path of the app's own places (PROTECTED_PLACES)
+
+    def tidy(self, workspace: str, wait: float = 0.0) -> None:
+        """Remove the stand-ins of missing protected places that no command holds (see Confinement.tidy)."""
+        self.for_workspace(workspace).tidy(wait)
 
     def exposed(self, workspace: str) -> str | None:
         """A warning when a confined command could write one of the app's own places, else None."""

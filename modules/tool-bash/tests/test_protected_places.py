@@ -26,6 +26,15 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def fresh(tmp_path: Path) -> Path:
+    """A repository with none of the project's protected places yet (git's own hooks dir and config aside)."""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
 async def _bash(project: Path, config: dict | None = None):
     coordinator = ModuleCoordinator(session=None)
     coordinator.register_capability("session.working_dir", str(project))
@@ -57,17 +66,29 @@ async def test_a_command_cannot_write_a_protected_place_and_the_result_says_why(
     assert "protected places changed" not in result.output
 
 
-async def test_creating_a_place_that_did_not_exist_is_named_in_the_result(project: Path) -> None:
+CREATES = {
+    ".mcp.json": "echo '{\"mcpServers\": {}}' > .mcp.json",
+    ".claude/commands/x.md": "mkdir -p .claude/commands && echo 'run evil' > .claude/commands/x.md",
+    ".amplifier/settings.yaml": "rm -rf .amplifier; mkdir -p .amplifier && echo 'sandbox: off' > "
+                                ".amplifier/settings.yaml",
+}
+
+
+@pytest.mark.parametrize("place", sorted(CREATES))
+async def test_a_command_cannot_create_a_protected_place_that_did_not_exist_and_new_files_beside_it_work(
+        fresh: Path, place: str) -> None:
+    project = fresh
     bash, cleanup = await _bash(project)
     try:
-        result = await bash.execute({"command": "echo '{\"mcpServers\": {}}' > .mcp.json"})
-        again = await bash.execute({"command": "echo more >> notes.txt"})
+        result = await bash.execute({"command": f"{CREATES[place]}; touch new.txt"})
+        again = await bash.execute({"command": "touch .mcp.json || echo refused again"})
     finally:
         await cleanup()
-    assert result.success
-    assert "protected places changed while this command ran: created .mcp.json (the project's MCP servers " \
-           "file)" in result.output
-    assert "protected places changed" not in again.output
+    assert not (project / place).exists()
+    assert sorted(path.name for path in project.iterdir()) == [".git", "new.txt"]  # no stand-in is left behind
+    assert "Blocked by the sandbox" in result.output and "is read-only for commands" in result.output, result.output
+    assert "protected places changed" not in result.output
+    assert "refused again" in again.output
 
 
 async def test_without_a_namespace_commands_run_and_each_change_is_named(project: Path,
@@ -115,3 +136,14 @@ async def test_read_only_mode_without_a_namespace_leaves_the_temp_dir_out_and_sa
         await cleanup()
     assert not refused.success and not (project / "f").exists()
     assert "the temp dir is not writable either, since the project lies in it" in warning
+
+
+async def test_a_stand_in_a_crashed_session_left_is_removed_when_the_tool_mounts(fresh: Path) -> None:
+    leftover = fresh / ".mcp.json"
+    leftover.touch(mode=0o000)  # what the launcher makes, left behind by a process killed mid-command
+    kept = fresh / ".claude"
+    kept.mkdir()
+    (kept / "notes.md").write_text("mine\n")  # a real place, never taken for a stand-in
+    _, cleanup = await _bash(fresh)
+    await cleanup()
+    assert not leftover.exists() and (kept / "notes.md").read_text() == "mine\n"

@@ -89,7 +89,13 @@ async def test_network_false_refuses_a_loopback_connection(workdir: Path, listen
         assert "network" in refused.error["message"]
     finally:
         await cleanup()
-    _, bash, cleanup = await _mounted(workdir)
+    _, bash, cleanup = await _mounted(workdir)  # by default: no network but through the proxy (test_network.py)
+    try:
+        direct = await bash.execute({"command": connect})
+        assert not direct.success and "connected" not in direct.output
+    finally:
+        await cleanup()
+    _, bash, cleanup = await _mounted(workdir, {"sandbox": {"network": True}})
     try:
         allowed = await bash.execute({"command": connect})
         assert allowed.success and "connected" in allowed.output

@@ -107,3 +107,31 @@ async def test_read_only_tools_take_no_snapshot_and_others_record_their_turn(tmp
     entries = read_checkpoints(tmp_path)
     assert [(entry["turn"], entry["when"], entry["tool"]) for entry in entries] == [(3, "pre", "edit_file"),
                                                                                     (3, "post", "edit_file")]
+
+
+async def test_sessions_side_by_side_stage_in_their_own_index_so_one_mid_snapshot_blocks_no_other(
+        tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("a")
+    sessions = [tmp_path / "one", tmp_path / "two"]
+    for directory in sessions:
+        directory.mkdir()
+    repos = [ShadowRepo(tmp_path / "data", project, directory / checkpoints.INDEX_FILE) for directory in sessions]
+    repos[0].snapshot("first")
+    busy = Path(f"{repos[0].index}.lock")  # session one is staging right now (git holds this while it adds)
+    busy.write_text("")
+    (tmp_path / "data" / "checkpoints").joinpath(repos[0].git_dir.name, "index.lock").write_text("")  # and the
+    # shared index of a session started before this version
+    record = SimpleNamespace(directory=sessions[1], metadata=SimpleNamespace(turn_count=0))
+    checkpointer = Checkpointer(repos[1], record)
+    warnings: list[str] = []
+    checkpointer.warn = warnings.append
+    await checkpointer.on_tool("tool:pre", {"tool_name": "write_file"})
+    (project / "a.txt").write_text("b")
+    await checkpointer.on_tool("tool:post", {"tool_name": "write_file"})
+    assert warnings == [] and checkpointer.disabled is None
+    before, after = (entry["commit"] for entry in read_checkpoints(sessions[1]))
+    assert repos[1].changed(before, after) == [("M", "a.txt")]
+    busy.unlink()
+    assert repos[0].snapshot("again")  # the other session goes on with its own index

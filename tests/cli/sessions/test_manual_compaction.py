@@ -22,6 +22,9 @@ class _Context:
     async def set_messages(self, messages: list[dict[str, Any]]) -> None:
         self.messages = list(messages)
 
+    async def add_message(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
 
 class _Provider:
     def __init__(self, answer: str | Exception) -> None:
@@ -60,7 +63,7 @@ def test_a_summary_replaces_the_conversation_after_the_instruction_and_the_recei
     context, provider = _Context(list(CONVERSATION)), _Provider("the user likes pears")
     coordinator = _Coordinator(context, provider)
     receipt = asyncio.run(compact_now(coordinator, "fake", "pear kinds"))
-    assert context.messages[0] == CONVERSATION[0]
+    assert context.messages[0] == {**CONVERSATION[0], "metadata": {"compact_boundary": True}}  # where it starts
     assert context.messages[1]["metadata"] == {"source": SUMMARY_SOURCE}
     assert context.messages[1]["content"].endswith("the user likes pears") and len(context.messages) == 2
     assert (receipt.messages_before, receipt.messages_after) == (3, 2) and receipt.tokens_after < receipt.tokens_before
@@ -82,3 +85,33 @@ def test_what_is_refused_leaves_the_conversation_as_it_was(messages: list, answe
     with pytest.raises(CompactionRefused, match=reason):
         asyncio.run(compact_now(_Coordinator(context, _Provider(answer)), "fake"))
     assert context.messages == messages
+
+
+def test_a_second_compaction_moves_the_boundary_to_its_own_first_message() -> None:
+    context = _Context(list(CONVERSATION))
+    asyncio.run(compact_now(_Coordinator(context, _Provider("first")), "fake"))
+    context.messages.append({"role": "user", "content": "and apples?"})
+    asyncio.run(compact_now(_Coordinator(context, _Provider("second")), "fake"))
+    flags = [(message.get("metadata") or {}).get("compact_boundary") for message in context.messages]
+    assert flags == [True, None] and context.messages[1]["content"].endswith("second")
+
+
+async def test_a_compaction_the_disk_refuses_leaves_the_conversation_and_the_transcript_as_they_were(
+        tmp_path) -> None:
+    import os
+
+    from amplifier_cli.sessions.store import SessionStore
+    from amplifier_cli.sessions.store.recording_context import RecordingContext
+
+    record = SessionStore(tmp_path / "sessions").create(cwd=tmp_path, project=tmp_path)
+    context = RecordingContext(_Context([]), record.writer)
+    for message in CONVERSATION:
+        await context.add_message(message)
+    before = record.transcript_path.read_bytes()
+    full = os.open("/dev/full", os.O_WRONLY)  # every write to the transcript now fails: no space left on device
+    os.dup2(full, record.writer._descriptor)
+    os.close(full)
+    with pytest.raises(CompactionRefused, match="No space left on device; the conversation is unchanged"):
+        await compact_now(_Coordinator(context, _Provider("summary")), "fake")
+    assert await context.get_messages() == CONVERSATION
+    assert record.transcript_path.read_bytes() == before

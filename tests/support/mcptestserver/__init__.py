@@ -3,7 +3,8 @@ HTTP+SSE, as a real separate process.
 
     python -m mcptestserver --transport stdio|http|sse      # http/sse print their URL as the first stdout line
 
-Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``fail(message)`` (a tool error),
+Tools: ``echo(text)``, ``add(a, b)`` (structured), ``picture()`` (an image), ``pictures(count, size)``
+(large images), ``fail(message)`` (a tool error),
 ``big(size)``, ``env(name)``, ``pid()``, ``crash()`` (exits the process), ``slow()`` (waits until cancelled),
 ``slow_started()`` and ``was_cancelled()`` (wait, bounded, for ``slow`` to run / be cancelled), ``grow(name)`` (adds
 a tool and sends tools/list_changed: use a stdio server, the HTTP one is shared), ``steps(count)`` (progress

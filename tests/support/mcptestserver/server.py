@@ -36,6 +36,10 @@ def build_server() -> MCPServer:
     def picture() -> Image:
         return Image(data=PNG_1X1, format="png")
 
+    @server.tool(description="Return `count` PNG images of about `size` bytes each.")
+    def pictures(count: int, size: int) -> list[Image]:
+        return [Image(data=PNG_1X1 + bytes([number % 256]) * size, format="png") for number in range(count)]
+
     @server.tool(description="Always fails with the given message.")
     def fail(message: str = "it failed") -> str:
         raise ValueError(message)

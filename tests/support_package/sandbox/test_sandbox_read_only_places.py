@@ -123,18 +123,35 @@ def test_the_read_only_mount_cannot_be_undone_from_inside(project: Path, escape:
     assert "Read-only file system" in result.stderr
 
 
-def test_a_place_that_does_not_exist_yet_is_reported_when_created(project: Path) -> None:
-    """Nothing exists to mount over: creating it cannot be refused, so the result names it."""
+def test_a_place_that_does_not_exist_yet_cannot_be_created_and_leaves_nothing_behind(project: Path) -> None:
+    """A stand-in is mounted read-only in its place for the command, and removed once the command is done."""
     shutil.rmtree(project / ".amplifier")
     (project / ".mcp.json").unlink()
     confinement = confine(SandboxPolicy(), str(project))
     snapshot = confinement.snapshot()
-    run(confinement, "mkdir -p .amplifier/hooks && echo '{}' > .amplifier/hooks/hooks.json && echo '{}' > .mcp.json",
-        project)
-    line = confinement.changed(snapshot)
-    assert line is not None
-    assert "created .mcp.json (the project's MCP servers file)" in line
-    assert "created .amplifier/hooks/hooks.json (amplifier's project config)" in line
+    result = run(confinement, "mkdir -p .amplifier/hooks; echo '{}' > .mcp.json; mkdir -p .claude/skills; "
+                              "echo ok > plain.txt", project)
+    assert (project / "plain.txt").read_text() == "ok\n"
+    assert ".mcp.json: Read-only file system" in result.stderr and "‘.claude’: Permission denied" in result.stderr
+    assert confinement.changed(snapshot) is None
+    assert not any((project / name).exists() for name in (".amplifier", ".mcp.json", ".claude"))
+
+
+def test_a_stand_in_a_running_command_holds_stays_until_it_ends(project: Path) -> None:
+    (project / ".mcp.json").unlink()
+    confinement = confine(SandboxPolicy(), str(project))
+    held = subprocess.Popen(confinement.argv(["bash", "-c", "echo ready; read line"]), cwd=project,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert held.stdout is not None and held.stdout.readline() == "ready\n"  # its mounts are made by now
+        run(confinement, "ls -a > listing.txt", project)
+        confinement.tidy()
+        assert ".mcp.json" in (project / "listing.txt").read_text().split()
+        assert (project / ".mcp.json").exists()  # the waiting command still has it mounted
+    finally:
+        held.communicate("done\n", timeout=30)
+    confinement.tidy()
+    assert not (project / ".mcp.json").exists()
 
 
 def test_without_a_namespace_it_says_so_once_and_reports_each_change(
@@ -196,3 +213,10 @@ def test_a_symlinked_place_replaced_by_a_directory_is_reported(tmp_path: Path) -
     snapshot = confinement.snapshot()
     run(confinement, "rm .amplifier && mkdir .amplifier && echo x > .amplifier/settings.yaml", tmp_path)
     assert "changed .amplifier (amplifier's project config)" in (confinement.changed(snapshot) or "")
+
+
+def test_the_launchers_stand_in_mode_is_the_one_readers_recognise() -> None:
+    from amplifier_support.protected_paths import STAND_IN_MODE
+    from amplifier_support.sandbox.namespace import PLACEHOLDER_MODE
+
+    assert PLACEHOLDER_MODE == STAND_IN_MODE

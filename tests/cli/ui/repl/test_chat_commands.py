@@ -105,3 +105,56 @@ def test_compact_summarizes_now_shows_a_receipt_and_the_chat_goes_on_from_the_su
     assert chat.exit() == 0
     last = fake_api.requests[-1]
     assert last.user_texts == ["next question"] and "SUMMARY-TEXT" in last.system_text
+
+
+def test_compact_keeps_the_conversation_before_the_summary_for_show_fork_and_rewind(
+        spawn_chat, fake_api, chat_project, amplifier_home) -> None:
+    import json
+    import os
+    import subprocess
+
+    from warmstart import amplifier_command
+
+    fake_api.add(Turn(text="apples-answer"), when_last_user_contains="apples")
+    fake_api.add(Turn(text="SUMMARY-TEXT"), when_last_user_contains="Summarize the conversation")
+    fake_api.add(Turn(text="plain-answer"), when=lambda request: "Summarize" not in request.user_texts[-1],
+                 repeat=True)
+    chat = spawn_chat()
+    chat.ready()
+    chat.exchange("tell me about apples", "apples-answer")
+    chat.send_line("/compact")
+    chat.expect("The summary kept:")
+    chat.prompt()
+    chat.exchange("next question", "plain-answer")
+    assert chat.exit() == 0
+
+    def amplifier(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*amplifier_command(), *args], cwd=chat_project, env=dict(os.environ),
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done
+
+    [row] = json.loads(amplifier("session", "list", "--json").stdout)
+    session = row["session_id"]
+    transcript = amplifier_home / "data" / "sessions" / session / "transcript.jsonl"
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    users = [line["content"] for line in lines if line["role"] == "user"]
+    assert users == ["tell me about apples", "next question"]  # nothing before the summary was removed
+    assert [index for index, line in enumerate(lines) if (line.get("metadata") or {}).get("compact_boundary")] == [
+        next(index for index, line in enumerate(lines) if line["role"] == "system" and index > 0)]
+    assert "compacted: 1 time(s)" in amplifier("session", "show", session).stdout
+
+    amplifier("run", "--resume", session, "resumed")  # continues from the summary, not from before it
+    assert fake_api.requests[-1].user_texts == ["next question", "resumed"]
+    assert "SUMMARY-TEXT" in fake_api.requests[-1].system_text
+
+    amplifier("session", "fork", session, "--at", "1")
+    fork = next(row["session_id"] for row in json.loads(amplifier("session", "list", "--json").stdout)
+                if row["session_id"] != session)
+    amplifier("run", "--resume", fork, "forked")  # the turn before the summary is reachable again
+    assert fake_api.requests[-1].user_texts == ["tell me about apples", "forked"]
+
+    amplifier("session", "rewind", session, "--to", "2", "--conversation-only", "--yes")
+    amplifier("run", "--resume", session, "rewound")  # back to before the turn after the summary: before it, too
+    assert fake_api.requests[-1].user_texts == ["tell me about apples", "rewound"]
+    assert "SUMMARY-TEXT" not in fake_api.requests[-1].system_text

@@ -35,9 +35,9 @@ def test_mcp_and_status_show_servers_and_a_prompt_is_a_slash_command(spawn_chat,
     chat.ready()
     chat.send_line("/mcp")
     shown = chat.expect("/mcp__web__review topic=…")
-    assert "web: connected (http) · 14 tool(s), 1 prompt(s)" in shown
+    assert "web: connected (http) · 15 tool(s), 1 prompt(s)" in shown
     chat.prompt()
-    chat.exchange("/status", "web connected (14 tools)")
+    chat.exchange("/status", "web connected (15 tools)")
     chat.exchange("/mcp__web__review", "/mcp__web__review needs topic")
     chat.exchange("/mcp__web__review the parser", "review-answer")
     assert chat.exit() == 0
