@@ -292,14 +292,16 @@ async def test_an_upstream_hook_component_subscribes_with_records_and_answers(tm
     assert coordinator.hooks.list_handlers("tool:pre")["tool:pre"] == ["upstream-guard"]
 
 
-async def test_an_upstream_orchestrator_uses_every_kernel_service_signature(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first_wit", [False, True], ids=["upstream", "first-wit"])
+async def test_an_upstream_orchestrator_uses_every_kernel_service_signature(tmp_path: Path, first_wit: bool) -> None:
+    """Upstream's kernel-service signatures, and this project's first ones (still served)."""
     from polyglot.components import upstream_orchestrator_component
 
     coordinator = ModuleCoordinator(session=BareSession())
     note = PythonNote()
     await coordinator.mount("tools", note, name=note.name)
     text = upstream_orchestrator_component({"name": "python_note", "input": {"note": "upstream"}},
-                                           "wasm.answer", "from a capability")
+                                           "wasm.answer", "from a capability", first_wit)
     await mount("loop-upstream", build(tmp_path, "loop-upstream", text), coordinator)
     answer = await coordinator.get("orchestrator").execute("go", None, {}, coordinator.get("tools"),
                                                            coordinator.hooks)

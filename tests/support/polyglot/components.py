@@ -307,11 +307,15 @@ def upstream_hook_component(event: str, priority: int, name: str, answer: dict[s
 """
 
 
-def upstream_orchestrator_component(tool_request: dict[str, object], capability: str, value: object) -> str:
+def upstream_orchestrator_component(tool_request: dict[str, object], capability: str, value: object,
+                                    first_wit: bool = False) -> str:
     """An orchestrator importing upstream's exact ``kernel-service`` (all seven functions, each taking one
     ``list<u8>`` of JSON). ``execute`` registers the capability ``{"name": capability, "value": value}``, runs
     ``tool_request`` through ``execute-tool``, reads ``get-messages``, then answers with what ``get-capability``
-    returned for ``capability``: with a JSON string ``value`` that is upstream's answer shape."""
+    returned for ``capability``: with a JSON string ``value`` that is upstream's answer shape.
+
+    ``first_wit``: the same calls through this project's first kernel-service signatures (``get-messages()``,
+    ``get-capability(name: string)``, ``register-capability(name: string, value: list<u8>)``)."""
     register = json.dumps({"name": capability, "value": value})
     lookup = json.dumps({"name": capability})
     tool_json = json.dumps(tool_request)
@@ -319,12 +323,30 @@ def upstream_orchestrator_component(tool_request: dict[str, object], capability:
     unit = "(result (error string))"
     imports = {"execute-tool": ok, "complete-with-provider": ok, "emit-hook": ok, "get-messages": ok,
                "add-message": unit, "get-capability": ok, "register-capability": unit}
-    declared = "\n    ".join(f'(export "{name}" (func (param "request" (list u8)) (result {result})))'
+    params = {name: '(param "request" (list u8))' for name in imports}
+    core_params = {name: "(param i32 i32 i32)" for name in imports}
+    if first_wit:
+        params.update({"get-messages": "", "get-capability": '(param "name" string)',
+                       "register-capability": '(param "name" string) (param "value" (list u8))'})
+        core_params.update({"get-messages": "(param i32)", "register-capability": "(param i32 i32 i32 i32 i32)"})
+    declared = "\n    ".join(f'(export "{name}" (func {params[name]} (result {result})))'
                              for name, result in imports.items())
     aliases = "\n  ".join(f'(alias export $ks "{name}" (func ${name}))' for name in imports)
     lowered = "\n  ".join(f'(core func ${name}-lowered (canon lower (func ${name}) (memory (core memory $libc "mem")) '
                           f'(realloc (core func $libc "realloc"))))' for name in imports)
-    core_imports = "\n    ".join(f'(import "ks" "{name}" (func ${name} (param i32 i32 i32)))' for name in imports)
+    core_imports = "\n    ".join(f'(import "ks" "{name}" (func ${name} {core_params[name]}))' for name in imports)
+    if first_wit:
+        value_json = json.dumps(value)
+        register_call = (f"(call $register-capability (i32.const 1024) (i32.const {len(capability.encode())}) "
+                         f"(i32.const 16) (i32.const {len(value_json.encode())}) (i32.const 4000))")
+        messages_call = "(call $get-messages (i32.const 4032))"
+        lookup_call = f"(call $get-capability (i32.const 1024) (i32.const {len(capability.encode())}) (i32.const 4048))"
+        register, lookup = value_json, capability
+    else:
+        register_call = (f"(call $register-capability (i32.const 16) (i32.const {len(register.encode())}) "
+                         f"(i32.const 4000))")
+        messages_call = "(call $get-messages (i32.const 3072) (i32.const 2) (i32.const 4032))"
+        lookup_call = f"(call $get-capability (i32.const 1024) (i32.const {len(lookup.encode())}) (i32.const 4048))"
     provided = " ".join(f'(export "{name}" (func ${name}-lowered))' for name in imports)
     return f"""
 (component
@@ -344,10 +366,10 @@ def upstream_orchestrator_component(tool_request: dict[str, object], capability:
     {_data(2048, tool_json)}
     {_data(3072, "{}")}
     (func (export "execute") (param i32 i32) (result i32)
-      (call $register-capability (i32.const 16) (i32.const {len(register.encode())}) (i32.const 4000))
+      {register_call}
       (call $execute-tool (i32.const 2048) (i32.const {len(tool_json.encode())}) (i32.const 4016))
-      (call $get-messages (i32.const 3072) (i32.const 2) (i32.const 4032))
-      (call $get-capability (i32.const 1024) (i32.const {len(lookup.encode())}) (i32.const 4048))
+      {messages_call}
+      {lookup_call}
       (i32.const 4048)))
   (core instance $main (instantiate $main
     (with "libc" (instance $libc))
