@@ -38,6 +38,16 @@ def checked(raw: Any, component: ComponentInstance, function: str) -> None:
         raise ComponentTrap(f"WASM module '{component.manifest.module_id}': {function} failed: {raw}")
 
 
+def validated(model: Any, value: Any, component: ComponentInstance, function: str) -> Any:
+    """``model.model_validate(value)``; a value of the wrong shape is one ComponentTrap naming the module and the
+    function."""
+    try:
+        return model.model_validate(value)
+    except ValueError as error:
+        raise ComponentTrap(f"WASM module '{component.manifest.module_id}': {function} returned an invalid "
+                            f"{model.__name__} ({str(error).splitlines()[0]})") from None
+
+
 class WasmTool(DescribedTool):
     def __init__(self, component: ComponentInstance, spec: dict[str, Any]) -> None:
         super().__init__(str(spec.get("name") or component.manifest.module_id), str(spec.get("description") or ""),
@@ -47,14 +57,10 @@ class WasmTool(DescribedTool):
     async def execute(self, input: dict[str, Any]) -> ToolResult:
         try:
             value = decode(await self._component.call("execute", encode(input)), self._component, "execute")
+            if isinstance(value, dict) and "success" in value:
+                return validated(ToolResult, value, self._component, "execute")
         except ComponentTrap as error:
             return ToolResult(success=False, error={"message": str(error)})
-        if isinstance(value, dict) and "success" in value:
-            try:
-                return ToolResult.model_validate(value)
-            except ValueError as error:
-                return ToolResult(success=False, error={"message": f"tool '{self._name}' returned an invalid "
-                                                                   f"ToolResult: {error}"})
         return ToolResult(success=True, output=value)
 
 
@@ -89,7 +95,21 @@ class WasmHooks:
     async def _handle(self, event: str, data: dict[str, Any]) -> HookResult:
         value = decode(await self._component.call("handle", encode({"event": event, "data": data})),
                        self._component, "handle")
-        return HookResult.model_validate(value) if isinstance(value, dict) else HookResult()
+        if not isinstance(value, dict):
+            return HookResult()
+        return validated(HookResult, guest_hook_result(value), self._component, "handle")
+
+
+def guest_hook_result(value: dict[str, Any]) -> dict[str, Any]:
+    """A HookResult as upstream's guest SDK writes it, in the kernel's spelling: its enums are PascalCase
+    ("System", "Allow", "Info") and ``append_to_last_tool_result`` may be any JSON value; a null is a default."""
+    fixed = {key: item for key, item in value.items() if item is not None}
+    for key in ("context_injection_role", "approval_default", "user_message_level"):
+        if isinstance(fixed.get(key), str):
+            fixed[key] = fixed[key].lower()
+    if "append_to_last_tool_result" in fixed:
+        fixed["append_to_last_tool_result"] = bool(fixed["append_to_last_tool_result"])
+    return fixed
 
 
 class WasmContext:
@@ -125,7 +145,7 @@ class WasmApproval:
     async def request(self, request: ApprovalRequest) -> ApprovalResponse:
         value = decode(await self._component.call("request-approval", encode(request.model_dump())),
                        self._component, "request-approval")
-        return ApprovalResponse.model_validate(value)
+        return validated(ApprovalResponse, value, self._component, "request-approval")
 
     async def request_approval(self, prompt: str, options: list[str], timeout: float,
                                default: Literal["allow", "deny"]) -> str:
@@ -148,12 +168,12 @@ class WasmProvider:
 
     async def list_models(self) -> list[ModelInfo]:
         models = decode(await self._component.call("list-models"), self._component, "list-models") or []
-        return [ModelInfo.model_validate(model) for model in models]
+        return [validated(ModelInfo, model, self._component, "list-models") for model in models]
 
     async def complete(self, request: ChatRequest, **kwargs: Any) -> ChatResponse:
         payload = request.model_dump(mode="json", exclude_none=True, by_alias=True)
-        return ChatResponse.model_validate(decode(await self._component.call("complete", encode(payload)),
-                                                  self._component, "complete"))
+        value = decode(await self._component.call("complete", encode(payload)), self._component, "complete")
+        return validated(ChatResponse, value, self._component, "complete")
 
     def parse_tool_calls(self, response: ChatResponse) -> list[ToolCall]:
         return list(response.tool_calls or [])

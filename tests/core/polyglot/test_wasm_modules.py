@@ -285,10 +285,13 @@ def test_upstream_shaped_components_have_upstreams_signatures() -> None:
 async def test_an_upstream_hook_component_subscribes_with_records_and_answers(tmp_path: Path) -> None:
     from polyglot.components import upstream_hook_component
 
-    text = upstream_hook_component("tool:pre", 7, "upstream-guard", {"action": "deny", "reason": "upstream says no"})
+    answer = {"action": "inject_context", "context_injection": "mind the sandbox", "context_injection_role": "User",
+              "user_message_level": "Warning", "approval_timeout": 300.0, "append_to_last_tool_result": None}
+    text = upstream_hook_component("tool:pre", 7, "upstream-guard", answer)  # as the guest SDK serialises it
     coordinator = await mount("hooks-upstream", build(tmp_path, "hooks-upstream", text))
     result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
-    assert (result.action, result.reason) == ("deny", "upstream says no")
+    assert (result.action, result.context_injection, result.context_injection_role, result.user_message_level) == \
+        ("inject_context", "mind the sandbox", "user", "warning")
     assert coordinator.hooks.list_handlers("tool:pre")["tool:pre"] == ["upstream-guard"]
 
 
