@@ -84,10 +84,11 @@ class WasmHooks:
         """Upstream's ``list<event-subscription>`` records; a ``list<u8>`` of JSON objects is read too (the shape
         of this project's first WIT)."""
         raw = await self._component.call("get-subscriptions", encode(config))
-        items = decode(raw, self._component, "get-subscriptions") if isinstance(raw, (bytes, str)) else raw
+        as_bytes = isinstance(raw, (bytes, str)) or (isinstance(raw, list) and all(isinstance(b, int) for b in raw))
+        items = decode(raw, self._component, "get-subscriptions") if as_bytes else raw
         found = []
         for item in items if isinstance(items, list) else []:
-            fields = item if isinstance(item, dict) else vars(item)
+            fields = item if isinstance(item, dict) else getattr(item, "__dict__", {})
             if isinstance(fields.get("event"), str):
                 found.append((fields["event"], int(fields.get("priority") or 0), str(fields.get("name") or "")))
         return found
