@@ -6,6 +6,7 @@ error or a hook error naming the module and the function, never as a crash of th
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -14,6 +15,8 @@ from ..message_models import ChatRequest, ChatResponse, ToolCall
 from ..models import HookResult, ModelInfo, ProviderInfo, ToolResult
 from .tool_spec import DescribedTool
 from .wasm_runtime import ComponentInstance, ComponentTrap
+
+logger = logging.getLogger(__name__)
 
 
 def encode(value: Any) -> bytes:
@@ -94,11 +97,18 @@ class WasmHooks:
         return found
 
     async def _handle(self, event: str, data: dict[str, Any]) -> HookResult:
-        value = decode(await self._component.call("handle", encode({"event": event, "data": data})),
-                       self._component, "handle")
-        if not isinstance(value, dict):
+        """The component's verdict; one that traps or does not decode is logged in one line and lets the event
+        pass, as the hook registry does for any failing handler (and the gRPC bridge for a lost service)."""
+        try:
+            value = decode(await self._component.call("handle", encode({"event": event, "data": data})),
+                           self._component, "handle")
+            if not isinstance(value, dict):
+                return HookResult()
+            result: HookResult = validated(HookResult, guest_hook_result(value), self._component, "handle")
+            return result
+        except ComponentTrap as error:
+            logger.warning("%s (event %s)", error, event)
             return HookResult()
-        return validated(HookResult, guest_hook_result(value), self._component, "handle")
 
 
 def guest_hook_result(value: dict[str, Any]) -> dict[str, Any]:

@@ -311,3 +311,19 @@ async def test_an_upstream_orchestrator_uses_every_kernel_service_signature(tmp_
     assert answer == "from a capability"  # register-capability, then get-capability's JSON string, unwrapped
     assert note.notes == [{"note": "upstream"}]
     assert coordinator.get_capability("wasm.answer") == "from a capability"
+
+
+async def test_a_hook_whose_answer_does_not_decode_is_one_warning_and_the_event_passes(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from polyglot.components import static_component
+
+    text = static_component("hook-handler", {"get-subscriptions": (1, "list", [{"event": "tool:pre"}]),
+                                             "handle": (1, "result", b"\x08\x03")})  # a proto HookResult
+    coordinator = await mount("hooks-proto", build(tmp_path, "hooks-proto", text))
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
+    assert result.action == "continue"
+    warnings = [record for record in caplog.records if record.levelname == "WARNING"]
+    assert [record.getMessage() for record in warnings] == [
+        "WASM module 'hooks-proto': handle returned bytes that are not UTF-8 JSON "
+        "(Expecting value: line 1 column 1 (char 0)) (event tool:pre)"]
+    assert all(record.exc_info is None for record in caplog.records)
