@@ -1,6 +1,7 @@
 """WASM components (compiled by wasmtime from component text) mounted through the loader: a tool, its memory
-and CPU limits, a lone .wasm typed by its exports, and an orchestrator whose kernel-service imports reach a
-Python tool and a Python provider on the same coordinator."""
+and CPU limits, a lone .wasm typed by its exports, an orchestrator whose kernel-service imports reach a Python
+tool and a Python provider on the same coordinator, and components shaped exactly as upstream's WIT and guest SDK
+make them (JSON payloads, record subscriptions, kernel-service functions of one list<u8>)."""
 
 from __future__ import annotations
 
