@@ -1,6 +1,10 @@
 """The ``kernel-service`` imports of a WASM orchestrator: each call reaches the session's coordinator, so the
 component sees every mounted module (Python ones included; 2.0.2's WASM orchestrator does not see Python tools).
 
+Requests and answers are JSON with upstream's shapes and signatures (every function takes one ``list<u8>``);
+``get-messages`` without an argument and ``get-capability(name: string)`` / ``register-capability(name, value)``,
+the signatures of this project's first WIT, are still served: the linker hands over what the import declares.
+
 The component runs on a worker thread; each import hands its coroutine to the session's event loop and waits.
 Errors come back as the ``err`` case of the import's result, never as a trap."""
 
@@ -43,6 +47,13 @@ def _dump(value: Any) -> bytes:
     return json.dumps(value, default=str).encode("utf-8")
 
 
+def _named(request: Any) -> str:
+    name = request.get("name") if isinstance(request, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ValueError("the request has no 'name'")
+    return name
+
+
 def kernel_service(scope: CallScope, loop: asyncio.AbstractEventLoop,
                    on_return: Callable[[], None]) -> dict[str, Callable[..., Any]]:
     """The import functions by WIT name; ``on_return`` runs as each returns (it restarts the CPU budget)."""
@@ -56,15 +67,15 @@ def kernel_service(scope: CallScope, loop: asyncio.AbstractEventLoop,
         finally:
             on_return()
 
-    def parsed(raw: bytes, what: str) -> Any:
+    def parsed(raw: bytes) -> Any:
         try:
             return json.loads(bytes(raw).decode("utf-8"))
         except ValueError as error:
-            raise ValueError(f"{what}: the request is not JSON ({error})") from None
+            raise ValueError(f"the request is not JSON ({error})") from None
 
     def execute_tool(_store: Any, raw: bytes) -> Any:
         async def work() -> bytes:
-            request = parsed(raw, "execute-tool")
+            request = parsed(raw)
             name = request.get("name") if isinstance(request, dict) else None
             tools = scope.modules("tools")
             if name not in tools:
@@ -75,7 +86,7 @@ def kernel_service(scope: CallScope, loop: asyncio.AbstractEventLoop,
 
     def complete_with_provider(_store: Any, raw: bytes) -> Any:
         async def work() -> bytes:
-            request = parsed(raw, "complete-with-provider")
+            request = parsed(raw)
             providers = scope.modules("providers")
             name = request.get("name") or next(iter(providers), None)
             if name not in providers:
@@ -87,12 +98,12 @@ def kernel_service(scope: CallScope, loop: asyncio.AbstractEventLoop,
 
     def emit_hook(_store: Any, raw: bytes) -> Any:
         async def work() -> bytes:
-            request = parsed(raw, "emit-hook")
+            request = parsed(raw)
             return _dump(await scope.hooks().emit(str(request.get("event")), request.get("data") or {}))
 
         return run(work, "emit-hook")
 
-    def get_messages(_store: Any) -> Any:
+    def get_messages(_store: Any, *_request: bytes) -> Any:
         async def work() -> bytes:
             context = scope.context()
             if context is None:
@@ -106,19 +117,29 @@ def kernel_service(scope: CallScope, loop: asyncio.AbstractEventLoop,
             context = scope.context()
             if context is None:
                 raise LookupError("no context manager is mounted")
-            await context.add_message(parsed(raw, "add-message"))
+            await context.add_message(parsed(raw))
 
         return run(work, "add-message")
 
-    def get_capability(_store: Any, name: str) -> Any:
+    def get_capability(_store: Any, request: str | bytes) -> Any:
         async def work() -> bytes:
-            return _dump(coordinator.get_capability(name))
+            if isinstance(request, str):  # get-capability(name: string): null when not registered
+                return _dump(coordinator.get_capability(request))
+            name = _named(parsed(request))
+            value = coordinator.get_capability(name)
+            if value is None:
+                raise LookupError(f"no capability named {name!r} is registered")
+            return _dump(value)
 
         return run(work, "get-capability")
 
-    def register_capability(_store: Any, name: str, raw: bytes) -> Any:
+    def register_capability(_store: Any, request: str | bytes, *value: bytes) -> Any:
         async def work() -> None:
-            coordinator.register_capability(name, parsed(raw, "register-capability"))
+            if isinstance(request, str):  # register-capability(name: string, value: list<u8>)
+                coordinator.register_capability(request, parsed(value[0]))
+                return
+            body = parsed(request)
+            coordinator.register_capability(_named(body), body.get("value"))
 
         return run(work, "register-capability")
 

@@ -37,7 +37,7 @@ async def mount_wasm(manifest: ModuleManifest, coordinator: Any,
     undo: Callable[[], None] | None = None
     try:
         if kind == "tool":
-            spec = decode(await instance.call("get-spec"), "get-spec")
+            spec = decode(await instance.call("get-spec"), instance, "get-spec")
             tool = WasmTool(instance, spec if isinstance(spec, dict) else {})
             await coordinator.mount("tools", tool, name=tool.name)
         elif kind == "hook":
@@ -45,7 +45,7 @@ async def mount_wasm(manifest: ModuleManifest, coordinator: Any,
         elif kind == "context":
             await coordinator.mount("context", WasmContext(instance))
         elif kind == "provider":
-            info = ProviderInfo.model_validate(decode(await instance.call("get-info"), "get-info"))
+            info = ProviderInfo.model_validate(decode(await instance.call("get-info"), instance, "get-info"))
             provider = WasmProvider(instance, info)
             await coordinator.mount("providers", provider, name=provider.name)
         elif kind == "orchestrator":

@@ -230,13 +230,40 @@ def test_a_wasm_orchestrator_runs_a_session_with_python_modules(e2e_api, tmp_pat
     assert "hello from the fake API" in result.stdout  # a Python provider, through the real SDK
 
 
-@pytest.mark.parametrize("kind", ["tool", "orchestrator"])
+def test_an_upstream_shaped_wasm_orchestrator_answers_a_run(e2e, tmp_path: Path) -> None:
+    """Upstream's kernel-service signatures and answer shape (a JSON string) through `amplifier run -o json`."""
+    from polyglot.components import compile_to_file, upstream_orchestrator_component
+
+    module = tmp_path / "loop-upstream"
+    module.mkdir()
+    request = {"name": "write_file", "input": {"file_path": "upstream.txt", "content": "by an upstream component"}}
+    compile_to_file(upstream_orchestrator_component(request, "loop.answer", "answered by capability"),
+                    module / "loop.wasm")
+    document = {
+        "profile": {"name": "upstream-loop"},
+        "session": {"orchestrator": {"module": "loop-upstream", "source": str(module)},
+                    "context": {"module": "context-simple"}},
+        "providers": [{"module": "provider-scripted", "config": {"script": ["never used"]}}],
+        "tools": [{"module": "tool-filesystem"}],
+    }
+    path = e2e.project / ".amplifier" / "profiles" / "upstream-loop.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    result = e2e.run("run", "-P", "upstream-loop", "-o", "json", "go")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["response"] == "answered by capability"
+    assert (e2e.project / "upstream.txt").read_text() == "by an upstream component"
+
+
+@pytest.mark.parametrize("kind", ["tool", "orchestrator", "hook"])
 def test_module_validate_checks_wasm_components(e2e, tmp_path: Path, kind: str) -> None:
-    from polyglot.components import compile_to_file, orchestrator_component, tool_component
+    from polyglot.components import compile_to_file, orchestrator_component, tool_component, upstream_hook_component
 
     module = tmp_path / f"{kind}-wasm"
     module.mkdir()
-    text = tool_component("echo") if kind == "tool" else orchestrator_component({"name": "x", "input": {}})
+    text = {"tool": lambda: tool_component("echo"),
+            "orchestrator": lambda: orchestrator_component({"name": "x", "input": {}}),
+            "hook": lambda: upstream_hook_component("tool:pre", 0, "upstream-hook", {"action": "continue"})}[kind]()
     compile_to_file(text, module / "module.wasm")
     result = e2e.run("module", "validate", str(module), "--behavioral", "-o", "json")
     assert result.returncode == 0, result.stdout + result.stderr

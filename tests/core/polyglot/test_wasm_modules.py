@@ -1,6 +1,7 @@
 """WASM components (compiled by wasmtime from component text) mounted through the loader: a tool, its memory
-and CPU limits, a lone .wasm typed by its exports, and an orchestrator whose kernel-service imports reach a
-Python tool and a Python provider on the same coordinator."""
+and CPU limits, a lone .wasm typed by its exports, an orchestrator whose kernel-service imports reach a Python
+tool and a Python provider on the same coordinator, and components shaped exactly as upstream's WIT and guest SDK
+make them (JSON payloads, record subscriptions, kernel-service functions of one list<u8>)."""
 
 from __future__ import annotations
 
@@ -180,7 +181,7 @@ async def test_a_wasm_provider_completes(tmp_path: Path) -> None:
         "list-models": (0, "result", [{"id": "w-1", "display_name": "W", "context_window": 8,
                                        "max_output_tokens": 4}]),
         "complete": (1, "result", {"content": [{"type": "text", "text": "from a component"}]}),
-        "parse-tool-calls": (1, "list", []),
+        "parse-tool-calls": (1, "result", []),
     })
     coordinator = await mount("provider-wasmy", build(tmp_path, "provider-wasmy", text))
     provider = coordinator.get("providers")["wasmy"]
@@ -203,3 +204,127 @@ async def test_a_wasm_context_and_approval_mount(tmp_path: Path) -> None:
     await context.add_message({"role": "user", "content": "hi"})
     assert await context.get_messages() == [{"role": "user", "content": "kept"}]
     assert await coordinator.approval_system.request_approval("Run it?", ["Allow", "Deny"], 5.0, "deny") == "allow"
+
+
+async def test_bytes_that_do_not_decode_are_one_error_naming_the_module_and_function(tmp_path: Path) -> None:
+    from polyglot.components import static_component
+
+    spec = static_component("tool", {"get-spec": (0, "list", b"\x0a\x04echo"), "execute": (1, "result", {})})
+    with pytest.raises(ModuleValidationError) as raised:
+        await mount("tool-proto", build(tmp_path, "tool-proto", spec))
+    assert "WASM module 'tool-proto': get-spec returned bytes that are not UTF-8 JSON" in str(raised.value)
+    answer = static_component("tool", {"get-spec": (0, "list", {"name": "garbled"}),
+                                       "execute": (1, "result", b"\xff\xfe")})
+    coordinator = await mount("tool-garbled", build(tmp_path, "tool-garbled", answer))
+    result = await coordinator.get("tools")["garbled"].execute({})
+    assert not result.success
+    assert result.error["message"].startswith("WASM module 'tool-garbled': execute returned bytes that are not")
+
+
+# Upstream's wit/amplifier-modules.wit (microsoft/amplifier-core), function by function: what a component built
+# for amplifier-core 2.0.2's engine or with upstream's guest SDK exports and imports.
+UPSTREAM = {
+    "tool": {"get-spec": "func() -> list<u8>",
+             "execute": "func(input: list<u8>) -> result<list<u8>, string>"},
+    "hook-handler": {"handle": "func(event: list<u8>) -> result<list<u8>, string>",
+                     "get-subscriptions": "func(config: list<u8>) -> "
+                                          "list<record{event: string, priority: s32, name: string}>"},
+    "context-manager": {"add-message": "func(message: list<u8>) -> result<_, string>",
+                        "get-messages": "func() -> result<list<u8>, string>",
+                        "get-messages-for-request": "func(params: list<u8>) -> result<list<u8>, string>",
+                        "set-messages": "func(messages: list<u8>) -> result<_, string>",
+                        "clear": "func() -> result<_, string>"},
+    "approval-provider": {"request-approval": "func(request: list<u8>) -> result<list<u8>, string>"},
+    "provider": {"get-info": "func() -> list<u8>", "list-models": "func() -> result<list<u8>, string>",
+                 "complete": "func(request: list<u8>) -> result<list<u8>, string>",
+                 "parse-tool-calls": "func(response: list<u8>) -> result<list<u8>, string>"},
+    "orchestrator": {"execute": "func(request: list<u8>) -> result<list<u8>, string>"},
+    "kernel-service": {name: f"func(request: list<u8>) -> result<{ok}, string>" for name, ok in [
+        ("execute-tool", "list<u8>"), ("complete-with-provider", "list<u8>"), ("emit-hook", "list<u8>"),
+        ("get-messages", "list<u8>"), ("add-message", "_"), ("get-capability", "list<u8>"),
+        ("register-capability", "_")]},
+}
+
+
+def wit_signatures() -> dict[str, dict[str, str]]:
+    """The functions of polyglot/wit/amplifier-modules.wit in the spelling of ``interface_signatures``."""
+    import re
+
+    from amplifier_core.polyglot.wasm_runtime import WIT_FILE
+
+    text = re.sub(r"//[^\n]*", "", WIT_FILE.read_text(encoding="utf-8"))
+    found: dict[str, dict[str, str]] = {}
+    for interface, body in re.findall(r"interface ([a-z-]+) \{(.*?)\n\}", text, re.S):
+        records = {name: "record{" + ", ".join(" ".join(field.split()) for field in fields.strip(", \n").split(","))
+                          + "}"
+                   for name, fields in re.findall(r"record ([a-z-]+) \{(.*?)\}", body, re.S)}
+        functions = {}
+        for name, signature in re.findall(r"([a-z-]+): (func\(.*?\)(?: -> [^;]+)?);", body):
+            for record, spelled in records.items():
+                signature = signature.replace(f"<{record}>", f"<{spelled}>")
+            functions[name] = " ".join(signature.split())
+        found[interface] = functions
+    return found
+
+
+def test_the_wit_file_declares_upstreams_functions_and_types() -> None:
+    assert wit_signatures() == UPSTREAM
+
+
+def test_upstream_shaped_components_have_upstreams_signatures() -> None:
+    from polyglot.components import interface_signatures, upstream_hook_component, upstream_orchestrator_component
+    from wasmtime import wat2wasm
+
+    hook = bytes(wat2wasm(upstream_hook_component("tool:pre", 1, "x", {})))
+    loop = bytes(wat2wasm(upstream_orchestrator_component({"name": "x"}, "c", "v")))
+    assert interface_signatures(hook, "amplifier:modules/hook-handler@1.0.0") == UPSTREAM["hook-handler"]
+    assert interface_signatures(loop, "amplifier:modules/orchestrator@1.0.0") == UPSTREAM["orchestrator"]
+    assert interface_signatures(loop, "amplifier:modules/kernel-service@1.0.0", imported=True) == \
+        UPSTREAM["kernel-service"]
+
+
+async def test_an_upstream_hook_component_subscribes_with_records_and_answers(tmp_path: Path) -> None:
+    from polyglot.components import upstream_hook_component
+
+    answer = {"action": "inject_context", "context_injection": "mind the sandbox", "context_injection_role": "User",
+              "user_message_level": "Warning", "approval_timeout": 300.0, "append_to_last_tool_result": None}
+    text = upstream_hook_component("tool:pre", 7, "upstream-guard", answer)  # as the guest SDK serialises it
+    coordinator = await mount("hooks-upstream", build(tmp_path, "hooks-upstream", text))
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
+    assert (result.action, result.context_injection, result.context_injection_role, result.user_message_level) == \
+        ("inject_context", "mind the sandbox", "user", "warning")
+    assert coordinator.hooks.list_handlers("tool:pre")["tool:pre"] == ["upstream-guard"]
+
+
+@pytest.mark.parametrize("first_wit", [False, True], ids=["upstream", "first-wit"])
+async def test_an_upstream_orchestrator_uses_every_kernel_service_signature(tmp_path: Path, first_wit: bool) -> None:
+    """Upstream's kernel-service signatures, and this project's first ones (still served)."""
+    from polyglot.components import upstream_orchestrator_component
+
+    coordinator = ModuleCoordinator(session=BareSession())
+    note = PythonNote()
+    await coordinator.mount("tools", note, name=note.name)
+    text = upstream_orchestrator_component({"name": "python_note", "input": {"note": "upstream"}},
+                                           "wasm.answer", "from a capability", first_wit)
+    await mount("loop-upstream", build(tmp_path, "loop-upstream", text), coordinator)
+    answer = await coordinator.get("orchestrator").execute("go", None, {}, coordinator.get("tools"),
+                                                           coordinator.hooks)
+    assert answer == "from a capability"  # register-capability, then get-capability's JSON string, unwrapped
+    assert note.notes == [{"note": "upstream"}]
+    assert coordinator.get_capability("wasm.answer") == "from a capability"
+
+
+async def test_a_hook_whose_answer_does_not_decode_is_one_warning_and_the_event_passes(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from polyglot.components import static_component
+
+    text = static_component("hook-handler", {"get-subscriptions": (1, "list", [{"event": "tool:pre"}]),
+                                             "handle": (1, "result", b"\x08\x03")})  # a proto HookResult
+    coordinator = await mount("hooks-proto", build(tmp_path, "hooks-proto", text))
+    result = await coordinator.hooks.emit("tool:pre", {"tool_name": "bash"})
+    assert result.action == "continue"
+    warnings = [record for record in caplog.records if record.levelname == "WARNING"]
+    assert [record.getMessage() for record in warnings] == [
+        "WASM module 'hooks-proto': handle returned bytes that are not UTF-8 JSON "
+        "(Expecting value: line 1 column 1 (char 0)) (event tool:pre)"]
+    assert all(record.exc_info is None for record in caplog.records)
