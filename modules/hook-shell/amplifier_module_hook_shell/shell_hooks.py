@@ -25,8 +25,9 @@ from typing import Any
 
 from amplifier_core import events
 from amplifier_core.models import HookResult, json_default
-from amplifier_support.capability_names import SESSION_END_REASON, SESSION_MODE
+from amplifier_support.capability_names import SECRETS_VALUES, SESSION_END_REASON, SESSION_MODE
 from amplifier_support.sandbox import Confinement
+from amplifier_support.secret_values import SecretValues
 
 from .env_file import ENV_FILE_VARIABLES, HookEnvFile
 from .event_mapping import (
@@ -159,7 +160,7 @@ class ShellHooks:
             elif isinstance(hook, HttpHook):  # in-process: no command runs, so the OS sandbox does not apply
                 # its allowedEnvVars name what it may send, credentials included: the entry shows them (and trust)
                 variables = {**os.environ, **self.env_file.variables()}
-                answer = read_answer(hook_event.name, hook, await post_hook_event(hook, body, variables))
+                answer = read_answer(hook_event.name, hook, await post_hook_event(hook, self._masked(body), variables))
             elif refusal is not None:
                 answer = HookAnswer(warning=f"{describe(hook_event.name, hook)} was not run. {refusal}")
             else:
@@ -203,6 +204,14 @@ class ShellHooks:
         except Exception as error:  # e.g. an injection over the session's size limit
             show_message(self.coordinator, f"applying the {hook_event.name} hooks' answer failed: {error}",
                          "warning")
+
+    def _masked(self, body: bytes) -> bytes:
+        """What leaves the machine: the session's secret values (keys, `${VAR}` expansions, credential
+        variables) replaced by their markers, as in the event log; a hook that needs a credential names it in
+        `allowedEnvVars` for its headers."""
+        given = self._capability(SECRETS_VALUES)
+        secrets = SecretValues.from_environment(given if isinstance(given, dict) else None)
+        return secrets.mask_text(body.decode("utf-8")).encode("utf-8") if secrets else body
 
     def _capability(self, name: str) -> Any:
         getter = getattr(self.coordinator, "get_capability", None)

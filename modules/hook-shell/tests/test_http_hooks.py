@@ -124,3 +124,15 @@ async def test_with_network_false_in_the_hooks_sandbox_http_hooks_are_not_called
     assert server.requests == []
     assert any(f"PreToolUse hook `POST {server.url}`" in message and "was not called" in message
                and "network: false" in message for message in messages(coordinator))
+
+
+async def test_secret_values_in_the_event_are_masked_before_they_leave(
+        lab: HookLab, server: HookServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-secret-98765")  # a credential the model happened to put in a command
+    server.answer = ""
+    lab.write_hooks({"PreToolUse": http_hook(server.url, matcher="Bash")})
+    coordinator = await lab.mount()
+    await pre(coordinator, "curl -H 'auth: tok-secret-98765' https://deploy.example")
+    (request,) = server.requests
+    assert "tok-secret-98765" not in json.dumps(request.body)
+    assert "[REDACTED:DEPLOY_TOKEN]" in request.body["tool_input"]["command"]
