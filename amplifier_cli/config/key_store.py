@@ -16,6 +16,7 @@ from .paths import AmplifierPaths
 
 KEY_STORE_NAME = "keys.env"
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+_ESCAPED = re.compile(r'\\(["\\])')
 PRIVATE_PREFIX = "AMPLIFIER_MCP_OAUTH_"  # records kept here that are not environment variables (OAuth tokens)
 HEADER = "# API keys saved by `amplifier provider use` / `amplifier init` (this file is readable only by you).\n"
 
@@ -37,7 +38,9 @@ def read_key_store(paths: AmplifierPaths) -> dict[str, str]:
         match = _LINE.match(line)
         if match:
             value = match.group(2)
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = _ESCAPED.sub(r"\1", value[1:-1])  # what _write_keys escaped
+            elif len(value) >= 2 and value[0] == value[-1] == "'":
                 value = value[1:-1]
             keys[match.group(1)] = value.strip()
     return keys
