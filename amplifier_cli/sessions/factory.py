@@ -108,6 +108,7 @@ async def open_session(
     if located.resumed is not None:
         located.resumed.lock()  # one process per session (SessionInUseError names the one that has it)
     record = located.resumed or _create_record(request, located, built)
+    stored = _read_stored(record) if located.resumed is not None else None
     created = located.resumed is None
     if approval_system is not None and not isinstance(approval_system, SessionApproval):  # a child has its parent's
         approval_system = SessionApproval(approval_system)
@@ -140,7 +141,8 @@ async def open_session(
     if created:
         await _seed_context(live)
     else:
-        await _restore_context(live)
+        assert stored is not None
+        await _restore_context(live, stored)
     record.save_metadata(provider=live.provider_name, model=live.model_name)
     return live
 
@@ -372,49 +374,61 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     return live
 
 
-async def _restore_context(live: LiveSession) -> None:
-    """Put the stored transcript back into the context, repairing what a crash left half-written.
+@dataclass
+class _Stored:
+    """A resumed session's transcript, read (and repaired on disk) before any module is mounted."""
 
-    A long transcript is hundreds of thousands of objects that live as long as the session: the cyclic
-    garbage collector is paused while they are built (it would scan the growing heap again and again) and
-    they are then moved out of its reach (``gc.freeze``), so no later collection, the final one included,
-    walks them again. They hold no reference cycles; reference counting still frees them."""
+    messages: list[dict[str, Any]]
+    warnings: list[str]
+
+
+def _read_stored(record: SessionRecord) -> _Stored:
+    """Read the stored transcript and repair what a crash left half-written, in the file itself, before mounting:
+    a context manager that keeps the session's transcript itself (context-persistent) reads it at mount and must
+    find it whole and repaired, the conversation before a /compact included.
+
+    A long transcript is hundreds of thousands of objects that live as long as the session: the cyclic garbage
+    collector is paused while they are built (it would scan the growing heap again and again) and they are then
+    moved out of its reach (``gc.freeze``, once the context holds them), so no later collection walks them again.
+    They hold no reference cycles; reference counting still frees them."""
     import gc
 
     enabled = gc.isenabled()
     gc.disable()
     try:
-        await _restore_messages(live)
+        read = record.read_transcript(read_only=True)  # what the context stores: built read-only, never copied
+        warnings = list(read.warnings)
+        if read.warnings:  # the repaired file leaves the bad lines out: keep their bytes
+            kept = _keep_corrupt_transcript(record.transcript_path)
+            warnings.append(f"the transcript as it was (bad lines included) is kept in {kept}")
+        messages, repairs = repair_transcript(read.messages)
+        if repairs:
+            warnings.append(f"{record.transcript_path}: {repairs} tool call(s) never got a result (the session "
+                            "stopped mid-turn); marked them interrupted")
+        if repairs or read.warnings:  # the whole file, bad lines out and calls answered
+            record.writer.rewrite(messages)
+        return _Stored(messages, warnings)
     finally:
         if enabled:
             gc.enable()
-        gc.freeze()
 
 
-async def _restore_messages(live: LiveSession) -> None:
-    record = live.record
-    read = record.read_transcript(read_only=True)  # what the context stores: built read-only, never copied
-    live.warnings.extend(read.warnings)
-    if read.warnings:  # restoring rewrites the transcript without the bad lines: keep their bytes
-        kept = _keep_corrupt_transcript(record.transcript_path)
-        live.warnings.append(f"the transcript as it was (bad lines included) is kept in {kept}")
-    messages, repairs = repair_transcript(read.messages)
-    if repairs:
-        live.warnings.append(
-            f"{record.transcript_path}: {repairs} tool call(s) never got a result (the session stopped "
-            "mid-turn); marked them interrupted"
-        )
+async def _restore_context(live: LiveSession, stored: _Stored) -> None:
+    """Put the stored conversation back into the context: from the last /compact on (the lines before it stay in
+    the file, not in the context)."""
+    import gc
+
+    live.warnings.extend(stored.warnings)
     context = live.coordinator.get("context")
-    in_force = since_last_compaction(messages)  # lines before a /compact stay in the file, not in the context
+    in_force = since_last_compaction(stored.messages)
     if isinstance(context, RecordingContext):
-        if repairs or read.warnings:  # the whole file, bad lines out and calls answered, never only what is in force
-            record.writer.rewrite(messages)
-        await context.restore(in_force)  # otherwise the transcript already holds them: no rewrite of a long file
+        await context.restore(in_force)  # the transcript already holds them: no rewrite of a long file
     else:
-        await context.set_messages(in_force)
+        await context.set_messages(in_force)  # context-persistent: equal to what it read itself, a no-op
     from .instructions import instruction_files_in
 
-    live.instruction_files = instruction_files_in(messages)
+    live.instruction_files = instruction_files_in(stored.messages)
+    gc.freeze()
 
 
 async def _seed_context(live: LiveSession) -> None:

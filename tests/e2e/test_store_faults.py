@@ -174,3 +174,30 @@ def test_a_project_whose_own_name_is_not_utf8_runs_chats_checkpoints_and_prints_
     chat.expect(pexpect.EOF)
     chat.close()
     assert chat.exitstatus == 0 and "Traceback" not in chat.before, chat.before
+
+
+def test_a_repaired_resume_after_compact_keeps_the_conversation_before_the_summary(e2e):
+    """context-persistent keeps the transcript itself and reads it at mount: a resume that must repair it (a crash
+    left a tool call without a result after a /compact) repairs the file first, so nothing before the summary is
+    lost, and the context still continues from the summary."""
+    e2e.profile("persist", provider="scripted", script=["one", {"text": "three", "match": "again"}], tools=())
+    plan = yaml.safe_load((e2e.project / ".amplifier" / "profiles" / "persist.yaml").read_text())
+    plan["session"]["context"] = {"module": "context-persistent"}
+    (e2e.project / ".amplifier" / "profiles" / "persist.yaml").write_text(yaml.safe_dump(plan))
+    assert e2e.run("run", "-P", "persist", "hello").returncode == 0
+    session = e2e.only_session()
+    transcript = session / "transcript.jsonl"
+    with transcript.open("a") as handle:  # a /compact, then a turn a crash cut after its tool call
+        handle.write(json.dumps({"role": "system", "content": "Summary: the user said hello.",
+                                 "metadata": {"source": "compact-summary", "compact_boundary": True}}) + "\n")
+        handle.write(json.dumps({"role": "user", "content": "list files"}) + "\n")
+        handle.write(json.dumps({"role": "assistant", "content": [
+            {"type": "tool_call", "id": "c1", "name": "glob", "input": {"pattern": "*"}}],
+            "tool_calls": [{"id": "c1", "tool": "glob", "arguments": {"pattern": "*"}}]}) + "\n")
+
+    result = e2e.run("run", "--resume", session.name, "again")
+    assert result.returncode == 0, result.stderr
+    assert "marked them interrupted" in result.stderr and result.stdout == "three\n"
+    contents = [message.get("content") for message in e2e.transcript(session)]
+    assert "hello" in contents and "Summary: the user said hello." in contents  # before and at the boundary
+    assert [message["role"] for message in e2e.transcript(session)][-4:] == ["assistant", "tool", "user", "assistant"]
