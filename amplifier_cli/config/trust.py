@@ -14,9 +14,10 @@ Until the user trusts the project (``amplifier trust``, or the chat's prompt), n
   component, or a gRPC module whose ``amplifier.toml`` endpoint is where requests go;
 - skills (``.amplifier/skills/**``, ``.claude/skills/**``: each skill folder, its scripts too) and chat commands
   (``.amplifier/commands/**``, ``.claude/commands/**``): text that tells the model what to do and run;
-- files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it; and the
-  ``amplifier.toml`` of a gRPC, native or WASM module a project profile or settings ``sources:`` names by path
-  (its endpoint is where requests go), pinned with the profile or settings file.
+- files inside the project that a hook or server command runs (``./scripts/serve.sh``), pinned with it; the code
+  of a module a project profile or settings ``sources:`` names by a path inside the project, pinned with the
+  profile or settings file; and the ``amplifier.toml`` of a gRPC, native or WASM module such a source names (its
+  endpoint is where requests go).
 
 Harmless without trust: ``profile.active`` / ``profile.default`` / ``bundle.active`` naming a profile (not a path
 or URL), ``updates``, ``notify`` (a terminal bell), and in
@@ -426,16 +427,20 @@ def _settings_inputs(root: Path) -> list[ProjectInput]:
         _, gated = gated_settings(read_project_settings(path))
         if gated:
             sources = gated.get("sources")
-            notes, files = _module_manifests(root, list(sources.values()) if isinstance(sources, dict) else [])
+            notes, files = _module_manifests(root, list(sources.values()) if isinstance(sources, dict) else [],
+                                             path.parent)
             shows = _settings_lines(gated) + notes
             inputs.append(ProjectInput(f"settings '{name}'", name, tuple(shows),
                                        _with_files(root, shows, gated, files)))
     return inputs
 
 
-def _module_manifests(root: Path, sources: list[Any]) -> tuple[list[str], list[Path]]:
-    """For module sources that are local directories holding an amplifier.toml (a gRPC, native or WASM module):
-    a line saying what the module does, and the manifest to pin; its endpoint is where requests go."""
+def _module_manifests(root: Path, sources: list[Any], base: Path) -> tuple[list[str], list[Path]]:
+    """For module sources that are local paths: the files to pin, and a line for each that holds an amplifier.toml
+    (a gRPC, native or WASM module) saying what it does (its endpoint is where requests go). A source inside the
+    project is pinned whole, its code included: editing it after the user trusted the profile is a change to trust
+    again. One outside the project is the user's own (only its manifest is pinned). A relative source is relative to
+    ``base``, the directory of the file that names it (as the profile loader and the settings read it)."""
     from amplifier_core.module_manifest import MANIFEST_FILE
 
     notes: list[str] = []
@@ -444,7 +449,10 @@ def _module_manifests(root: Path, sources: list[Any]) -> tuple[list[str], list[P
         if not isinstance(source, str) or "://" in source or source.startswith(("git+", "git@")):
             continue
         directory = Path(os.path.expanduser(source.removeprefix("file:")))
-        directory = directory if directory.is_absolute() else root / directory
+        directory = directory if directory.is_absolute() else base / directory
+        real = Path(os.path.realpath(directory))
+        if real == root or root in real.parents:
+            files += _tree_files(real) if real.is_dir() else [real]
         manifest = directory / MANIFEST_FILE
         if manifest.is_file():
             notes.append(f"{source}: {_module_shows(directory)}")
@@ -529,7 +537,7 @@ def _directory_inputs(root: Path, relative: str, kind: str, per_file: bool) -> l
     if per_file:
         for path in _tree_files(directory):
             shows = _profile_lines(path) if path.suffix in (".yaml", ".yml", ".md") else ["file"]
-            notes, manifests = _module_manifests(root, _profile_sources(_profile_data(path)))
+            notes, manifests = _module_manifests(root, _profile_sources(_profile_data(path)), path.parent)
             shows += notes
             inputs.append(ProjectInput(f"{kind} '{_relative(directory, path)}'", _relative(root, path), tuple(shows),
                                        _with_files(root, shows, None, [path, *manifests])))
