@@ -279,3 +279,30 @@ async def test_cancelling_while_the_trust_question_is_open_sends_nothing(e2e_api
         client.hold_permission.set()  # the editor answers the open question "cancelled", as ACP says it must
         assert (await asyncio.wait_for(prompt, 30)).stop_reason == "cancelled"
     assert _messages(e2e_api.server) == []
+
+
+async def test_a_sub_agents_question_shows_its_call_first_and_is_answered_in_the_editor(e2e_api) -> None:
+    from testkit.agent_profiles import is_agent, is_parent, write_agent
+
+    project = e2e_api.project
+    write_agent(project, "writer", "WRITER-AGENT-MARK: write files when asked.")
+    e2e_api.profile("delegating", tools=("tool-task", "tool-filesystem"), hooks=("hooks-approval",),
+                    instruction="PARENT-SYSTEM-MARK")
+    server = e2e_api.server
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "writer", "instruction": "write out.txt"})]),
+               when=lambda request: is_parent(request) and request.last_user_text == "delegate")
+    server.add(Turn(tool_calls=[ToolCall("write_file", {"file_path": "out.txt", "content": "from the child\n"},
+                                         id="child_write")]),
+               when=lambda request: is_agent("WRITER-AGENT-MARK")(request) and not request.last_tool_result_text)
+    server.add(Turn(text="Child done."), when=is_agent("WRITER-AGENT-MARK"))
+    server.add(Turn(text="Parent done."), when=is_parent)
+    client = EditorClient(choices=["allow_once"])
+    async with e2e_api.acp("-P", "delegating", client=client) as editor:
+        session_id = await editor.start(project)
+        assert (await editor.say(session_id, "delegate")).stop_reason == "end_turn"
+        [(_, asked, _)] = client.permission_requests
+        assert asked.tool_call_id == "child_write"
+        shown = [update for update in client.of_kind("tool_call") if update.tool_call_id == "child_write"]
+        assert shown and shown[0].title == "Write out.txt (sub-agent)"
+        assert client.agent_text().endswith("Parent done.")
+    assert (project / "out.txt").read_text() == "from the child\n"

@@ -58,6 +58,7 @@ class EditorApproval:
         call = tool_call_in_question()
         if call is not None and call.call_id:
             call_id = call.call_id
+            await session.show_call(call_id, call.name, call.arguments)  # a sub-agent's call: not shown yet
         else:  # a question outside a tool call (a hook on the prompt): shown as a call of its own
             self._asked += 1
             call_id = f"approval-{self._asked}"

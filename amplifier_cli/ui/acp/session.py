@@ -207,6 +207,19 @@ class AcpSession:
             return None
 
     # -- approvals ----------------------------------------------------------------------------------------
+    async def show_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
+        """Tell the editor of a call it has not heard of before asking about it: a sub-agent's (its events stay
+        in its own session; only its questions reach the editor)."""
+        from acp import start_tool_call
+
+        if call_id in self._started:
+            return
+        self._started.add(call_id)
+        path = tool_path(arguments, self.cwd)
+        await self.update(start_tool_call(
+            call_id, f"{tool_title(name, arguments, self.cwd)} (sub-agent)", kind=tool_kind(name),  # type: ignore[arg-type]
+            status="pending", locations=tool_locations(path), raw_input=arguments))
+
     async def show_question(self, call_id: str, prompt: str) -> None:
         from acp import start_tool_call
 
