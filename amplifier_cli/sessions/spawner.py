@@ -25,6 +25,8 @@ from amplifier_support.capability_names import (
     SESSION_RESUME,
     SESSION_SANDBOX,
     SESSION_SPAWN,
+    SESSION_SUBAGENT_OUTPUT,
+    SESSION_SUBAGENTS,
     UI_OUTPUT,
 )
 
@@ -37,8 +39,10 @@ from ..plans.agents.catalog import (
 )
 from ..plans.agents.definitions import AgentDefinition
 from ..plans.agents.overlay import plan_for_agent
+from .child_approval import ChildApproval
 from .plan_mode import DEFAULT_MODE
 from .request import SessionRequest
+from .subagent_hub import FORWARDED_EVENTS, ChildRun, SubAgentHub
 
 if TYPE_CHECKING:
     from ..config.paths import AmplifierPaths
@@ -72,6 +76,7 @@ class SubAgentSpawner:
         self.warnings: list[str] = []
         self._running: set[str] = set()
         self._top_level = False
+        self.hub = SubAgentHub()
 
     # -- wiring ----------------------------------------------------------------------------------------
     def register(self, coordinator: Any, built: BuiltPlan, given: dict[str, Any]) -> None:
@@ -85,6 +90,12 @@ class SubAgentSpawner:
             coordinator.register_capability(AGENTS_CATALOG, catalog.capability_value())
         coordinator.register_capability(SESSION_SPAWN, self.spawn)
         coordinator.register_capability(SESSION_RESUME, self.resume)
+        # one hub for the whole tree: a child's comes in `given`, a top-level session makes it from settings
+        hub = given.get(SESSION_SUBAGENTS)
+        self.hub = hub if isinstance(hub, SubAgentHub) else SubAgentHub.for_settings(self.settings.merged)
+        coordinator.register_capability(SESSION_SUBAGENTS, self.hub)
+        coordinator.register_capability(SESSION_SUBAGENT_OUTPUT, self.output)
+        coordinator.register_cleanup(self.stop_background)  # a session's children stop with it
 
     def bind(self, live: LiveSession) -> None:
         """Hand the spawner its session; a top-level one warns once about agents naming tools it does not have."""
@@ -112,21 +123,37 @@ class SubAgentSpawner:
         max_depth: int | None = None,
         exclude_tools: list[str] | None = None,
         exclude_hooks: list[str] | None = None,
+        background: bool = False,
         **_ignored: Any,
     ) -> dict[str, Any]:
         """Run `instruction` in a new session of agent `agent_name`; return {response, session_id, ...}.
+        With `background`, return at once ({session_id, agent, status: running}); `output` reads it later.
 
         `parent_session` and `agent_configs` are accepted for upstream callers; the parent is always the
         session this capability was registered on and agents come from its catalog."""
+        import uuid
+
         depth, limit = self._check_depth(max_depth)
         agents = self._agents()
         agent = agents.get(agent_name)
         if agent is None:
             raise SubAgentError(f"unknown agent '{agent_name}' ({unknown_agent_fix(agents)})", refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
-        request = self._request(agent, agents, exclude, await self._route(agent), session_id=sub_session_id)
-        child = await self._open(request, agent, agents, depth, limit)
-        return await self._run(child, agent, instruction, depth)
+        session_id = sub_session_id or str(uuid.uuid4())
+        run = ChildRun(session_id=session_id, agent=agent.name, parent_session_id=self._live().session_id,
+                       background=background)
+
+        async def start() -> dict[str, Any]:
+            request = self._request(agent, agents, exclude, await self._route(agent), session_id=session_id)
+            child = await self._open(request, agent, agents, depth, limit, run)
+            return await self._run(child, agent, instruction, depth, run)
+
+        if not background:
+            return await self._tracked(run, start())
+        run.task = asyncio.ensure_future(self._tracked(run, start()))
+        run.task.add_done_callback(_consume_outcome)
+        return {"session_id": session_id, "agent": agent.name, "status": "running", "background": True,
+                "depth": depth + 1}
 
     async def resume(self, session_id: str, instruction: str, *, max_depth: int | None = None,
                      exclude_tools: list[str] | None = None, exclude_hooks: list[str] | None = None,
@@ -156,8 +183,49 @@ class SubAgentSpawner:
                 f"({unknown_agent_fix(agents)})", session_id=meta.session_id, refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
         request = self._request(agent, agents, exclude, await self._route(agent), resume_id=meta.session_id)
-        child = await self._open(request, agent, agents, depth, limit)
-        return await self._run(child, agent, instruction, depth)
+        run = ChildRun(session_id=meta.session_id, agent=agent.name, parent_session_id=live.session_id)
+
+        async def start() -> dict[str, Any]:
+            child = await self._open(request, agent, agents, depth, limit, run)
+            return await self._run(child, agent, instruction, depth, run)
+
+        return await self._tracked(run, start())
+
+    async def output(self, session_id: str, wait: bool = False, timeout: float | None = None) -> dict[str, Any]:
+        """The state of this session's child `session_id` (id or unique prefix); with `wait`, once it has finished
+        (or `timeout` seconds passed: then it is reported still running)."""
+        mine = self.hub.children_of(self._live().session_id)
+        matches = [run for run in mine if run.session_id == session_id] or \
+            [run for run in mine if session_id and run.session_id.startswith(session_id)]
+        if len(matches) != 1:
+            known = ", ".join(f"{run.session_id} ({run.agent}, {run.state})" for run in mine) or "none yet"
+            what = "matches several sub-agents" if matches else "is not a sub-agent started in this session"
+            raise SubAgentError(f"'{session_id}' {what}; this session's sub-agents: {known}", refused=True)
+        run = matches[0]
+        if wait and run.running:
+            try:
+                await asyncio.wait_for(run.done.wait(), timeout)
+            except TimeoutError:
+                pass
+        return run.report()
+
+    def running_background(self) -> list[ChildRun]:
+        """This session's background children that have not finished."""
+        return [run for run in self.hub.running(self._live().session_id) if run.background]
+
+    async def stop_background(self) -> None:
+        """Cancel this session's background children (the session is closing); each saves what it did."""
+        if self.live is None:
+            return
+        runs = [run for run in self.running_background() if run.task is not None]
+        for run in runs:
+            if run.live is not None:  # stop its model request and tools the way a cancel does, then its task
+                await run.live.coordinator.request_cancel(immediate=True)
+        tasks = [run.task for run in runs if run.task is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- internals ---------------------------------------------------------------------------------------
     def _live(self) -> LiveSession:
@@ -225,8 +293,32 @@ class SubAgentSpawner:
             sandbox=(live.coordinator.get_capability(SESSION_SANDBOX) or {}).get("mode"),  # the parent's --sandbox
         )
 
+    async def _tracked(self, run: ChildRun, work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        """Run ``work`` as ``run``: listed in the hub while it goes, its end recorded and told to the observers."""
+        self.hub.add(run)
+        await self.hub.publish("subagent:status", {"status": "running"}, run)
+        try:
+            result = await work
+        except asyncio.CancelledError:
+            run.finish("cancelled")
+            await self._publish_end(run)
+            raise
+        except SubAgentError as error:
+            run.finish("failed", error=str(error))
+            await self._publish_end(run)
+            raise
+        run.finish("cancelled" if result.get("status") == "cancelled" else "completed", result=result)
+        await self._publish_end(run)
+        return result
+
+    async def _publish_end(self, run: ChildRun) -> None:
+        try:
+            await asyncio.shield(self.hub.publish("subagent:status", {"status": run.state}, run))
+        except asyncio.CancelledError:  # the observers still hear of it; the caller's cancel goes on
+            pass
+
     async def _open(self, request: SessionRequest, agent: AgentDefinition, agents: dict[str, AgentDefinition],
-                    depth: int, limit: int) -> LiveSession:
+                    depth: int, limit: int, run: ChildRun) -> LiveSession:
         live = self._live()
         coordinator = live.coordinator
         parent_ui = coordinator.get_capability(UI_OUTPUT) or {}
@@ -239,9 +331,10 @@ class SubAgentSpawner:
                 request,
                 paths=self.paths,
                 settings=self.settings,
-                approval_system=coordinator.approval_system,
+                approval_system=ChildApproval(coordinator.approval_system, agent.name, self.hub.approval_lock),
                 display_system=coordinator.display_system,
                 capabilities={
+                    SESSION_SUBAGENTS: self.hub,
                     UI_OUTPUT: child_ui,
                     SESSION_DEPTH: depth + 1,
                     SESSION_MAX_DEPTH: limit,
@@ -257,24 +350,58 @@ class SubAgentSpawner:
         # the parent's usage totals include what its sub-agents spent
         child.coordinator.hooks.register("llm:response", live.usage.on_llm_response, priority=900,
                                          name="parent-usage")
+        self._watch(child, run)
         return child
 
-    async def _run(self, child: LiveSession, agent: AgentDefinition, instruction: str, depth: int) -> dict[str, Any]:
+    def _watch(self, child: LiveSession, run: ChildRun) -> None:
+        """Tie the child to its run: its model requests take a slot of the hub's limit, its current tool is kept,
+        and its events reach the hub's observers (after hooks-redaction, like the front-ends' own handlers)."""
+        run.live = child
+
+        async def queued(waiting: ChildRun) -> None:
+            await self.hub.publish("subagent:status", {"status": "queued"}, waiting)
+
+        for provider in (child.coordinator.mount_points.get("providers") or {}).values():
+            try:
+                provider.complete = self.hub.slots.limited(provider.complete, run, queued)
+            except AttributeError:  # a provider that refuses attributes (slots, a proxy) runs unlimited
+                continue
+
+        async def forward(event: str, data: dict[str, Any]) -> Any:
+            from amplifier_core import HookResult
+
+            if event == "tool:pre":
+                run.current_tool = str(data.get("tool_name") or "") or None
+            elif event in ("tool:post", "tool:error"):
+                run.current_tool = None
+            if self.hub.observers:
+                await self.hub.publish(event, data, run)
+            return HookResult()
+
+        for event in FORWARDED_EVENTS:
+            child.coordinator.hooks.register(event, forward, priority=1000, name=f"subagent-relay:{event}")
+
+    async def _run(self, child: LiveSession, agent: AgentDefinition, instruction: str, depth: int,
+                   run: ChildRun) -> dict[str, Any]:
         live = self._live()
-        parent_token = live.coordinator.cancellation
+        # a background child is not part of the parent's turn: the turn's cancel does not reach it
+        parent_token = live.coordinator.cancellation if not run.background else None
         child_token = child.coordinator.cancellation
         self._running.add(child.session_id)
         try:
-            if parent_token.is_cancelled:
+            if parent_token is not None and parent_token.is_cancelled:
                 raise SubAgentError("the turn was cancelled before the sub-agent started",
                                     session_id=child.session_id)
             # no await between linking and execute(): execute resets the child's token synchronously first
-            parent_token.register_child(child_token)
+            if parent_token is not None:
+                parent_token.register_child(child_token)
             try:
                 response = await child.execute(instruction)
             finally:
-                parent_token.unregister_child(child_token)
-            status = "cancelled" if child_token.is_cancelled or parent_token.is_cancelled else "completed"
+                if parent_token is not None:
+                    parent_token.unregister_child(child_token)
+            cancelled = child_token.is_cancelled or (parent_token is not None and parent_token.is_cancelled)
+            status = "cancelled" if cancelled else "completed"
             return {
                 "response": response,
                 "output": response,  # upstream's key
@@ -294,6 +421,12 @@ class SubAgentSpawner:
         finally:
             self._running.discard(child.session_id)
             await child.close()
+
+
+def _consume_outcome(task: asyncio.Future[Any]) -> None:
+    """A background run's failure is in its ChildRun; reading it here keeps asyncio from logging it as lost."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _keep_only_tools(child: LiveSession, names: list[str]) -> None:

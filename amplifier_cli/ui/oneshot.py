@@ -10,7 +10,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
+from amplifier_support.capability_names import SESSION_SUBAGENTS, UI_OUTPUT, UI_RENDERS_ANSWER
 
 from ..config.trust import project_trust
 from ..errors import AmplifierError
@@ -164,11 +164,16 @@ def _announce(live: LiveSession, fmt: OutputFormat, out: TextIO) -> None:
                       "provider": live.provider_name, "model": live.model_name, "tools": live.tool_names,
                       "resumed": live.resumed, "trust": project_trust(live.paths).summary()})
         writer.attach(live.coordinator.hooks)
+        hub = live.coordinator.get_capability(SESSION_SUBAGENTS)
+        if hub is not None:
+            writer.attach_children(hub)
 
 
 def _report(live: LiveSession, outcome: TurnOutcome, started: float, out: TextIO, fmt: OutputFormat) -> int:
     """The outcome on stderr and stdout (text or the final JSON record), as an exit code."""
     ending = outcome.ending
+    for line in outcome.background_lines():  # the session ends with this run, and its children with it
+        sys.stderr.write(f"{line}; it stops now, with this run (read it later: amplifier session show)\n")
     if ending in ("budget", "budget_spent"):
         return _budget_end(live, outcome.budget_stop, outcome.response, started, out, fmt)
     if ending in ("interrupted", "stopped"):
