@@ -116,7 +116,7 @@ def test_one_sigint_while_three_children_wait_on_the_model_exits_130_with_every_
     try:
         server.wait_for_requests(4, timeout=WAIT)  # the parent's and three children's, all held
         run.send_signal(signal.SIGINT)
-        stdout, stderr = run.communicate(timeout=10)  # one press is enough: no second SIGINT is sent
+        _, stderr = run.communicate(timeout=10)  # one press is enough: no second SIGINT is sent
     finally:
         gate.set()
     assert run.returncode == 130, stderr

@@ -39,7 +39,7 @@ class AgentMeta(BaseModel):
 CLAUDE_TOOL_NAMES = {
     "Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file", "Glob": "glob",
     "Grep": "grep", "Bash": "bash", "BashOutput": "bash_output", "WebFetch": "web_fetch",
-    "WebSearch": "web_search", "TodoWrite": "todo", "Task": "task", "Skill": "load_skill",
+    "WebSearch": "web_search", "TodoWrite": "todo", "Task": "task", "TaskOutput": "task_output", "Skill": "load_skill",
 }
 """Claude Code's tool names -> this app's, so a `tools: Read, Grep` line written for Claude Code works here."""
 INHERITED_MODELS = frozenset({"inherit", "sonnet", "opus", "haiku"})

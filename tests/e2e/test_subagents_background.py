@@ -1,0 +1,66 @@
+"""Background sub-agents (`task` with `run_in_background`) in `amplifier acp`: the parent answers while its child is
+still held at the fake API, a later turn reads the child's result with `task_output` (waiting for it), and the
+child's updates reach the editor marked with `_meta.amplifier` naming the agent. Synchronisation is by the
+server's journal and the editor's updates, never by sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from fakeapi import ToolCall, Turn
+
+CHILD_MARK = "CHILD-MARK"
+
+
+def _is_child(request: Any) -> bool:
+    return CHILD_MARK in request.system_text
+
+
+
+async def test_a_background_child_is_held_when_the_parent_answers_and_a_later_turn_reads_its_result(e2e_api) -> None:
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text(f"---\ndescription: helps\n---\n{CHILD_MARK}: do the job.\n")
+    e2e_api.profile("bg", tools=("tool-task",))
+    server = e2e_api.server
+    gate = threading.Event()
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": "count the files",
+                                                  "run_in_background": True}, id="call_bg")]),
+               when=lambda request: not _is_child(request) and request.last_user_text == "start it")
+    held = server.add(Turn(text="there are 42 files"), when=_is_child, gate=gate)
+    server.add(Turn(text="Started it in the background."),
+               when=lambda request: not _is_child(request) and "running" in request.last_tool_result_text)
+    try:
+        async with e2e_api.acp("-P", "bg") as editor:
+            session_id = await editor.start(e2e_api.project)
+            first = await editor.say(session_id, "start it")
+            assert first.stop_reason == "end_turn"
+            assert "Started it in the background." in editor.client.agent_text()
+            assert held.matched.is_set() and not gate.is_set()  # the child is still held at the model
+            assert "is still running" in editor.client.agent_text()  # reported at the end of the turn
+
+            status = await editor.client.wait_for("agent_thought_chunk", lambda update: (update.field_meta or {})
+                                                  .get("amplifier", {}).get("agent") == "helper")
+            child_id = status.field_meta["amplifier"]["session_id"]
+            assert status.field_meta["amplifier"]["parent_session_id"] == session_id
+            server.add(Turn(tool_calls=[ToolCall("task_output", {"session_id": child_id, "wait": True},
+                                                 id="call_output")]),
+                       when=lambda request: not _is_child(request) and request.last_user_text == "what did it find?")
+            server.add(Turn(text="It found 42 files."),
+                       when=lambda request: not _is_child(request) and "42 files" in request.last_tool_result_text)
+            second = asyncio.ensure_future(editor.say(session_id, "what did it find?"))
+            await editor.client.wait_for("tool_call", lambda update: update.tool_call_id == "call_output")
+            gate.set()  # task_output is waiting for the child: now the child gets its answer
+            assert (await asyncio.wait_for(second, 30)).stop_reason == "end_turn"
+            assert "It found 42 files." in editor.client.agent_text()
+            child_thoughts = [update for update in editor.client.of_kind("agent_thought_chunk")
+                              if (update.field_meta or {}).get("amplifier", {}).get("session_id") == child_id]
+            assert "there are 42 files" in "".join(update.content.text for update in child_thoughts)
+            assert "there are 42 files" not in editor.client.agent_text()  # a child's text is not the answer
+            editor.assert_clean()
+    finally:
+        gate.set()
+    answered = [request for request in server.requests if "42 files" in request.last_tool_result_text]
+    assert len(answered) == 1
