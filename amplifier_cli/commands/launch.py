@@ -84,6 +84,7 @@ def start(
     fork: bool = False,
     chat: bool = False,
     images: list[str] | None = None,
+    worktree: str | None = None,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it. ``chat``: a prompt opens the
     chat with it as the first message when stdin and stdout are a terminal (`amplifier "PROMPT"`)."""
@@ -112,6 +113,19 @@ def start(
     _check_cassette_options(record, replay, replay_tools)
     if fork and not resume and not continue_latest:
         raise UsageError.single("--fork needs a session to fork", fix="use it with --resume ID")
+    if worktree is not None and (resume or continue_latest):
+        raise UsageError.single("--worktree starts a new session in a new worktree; a resumed one goes on where "
+                                "it ran", fix="drop --worktree, or drop --resume to start afresh")
+    if worktree is not None:
+        from ..sessions.worktrees import check_name
+
+        if worktree:
+            check_name(worktree)
+        return _in_worktree(worktree, lambda: start(
+            prompt, profile=profile, provider=provider, model=model, session_id=session_id,
+            output_format=output_format, approval=approval, max_turns=max_turns, max_tokens=max_tokens,
+            sandbox=sandbox, mode=mode, record=record, replay=replay, replay_tools=replay_tools,
+            max_total_tokens=max_total_tokens, max_cost=max_cost, chat=chat, images=images))
     if continue_latest:
         resume = _latest_session_id()
     if fork and resume:
@@ -153,6 +167,43 @@ def start(
         images=attached,
     )
     return run_one_shot_sync(request, options)
+
+
+def _in_worktree(name: str, run: Any) -> int:
+    """Run the session in a new git worktree (sessions/worktrees.py): say where it is, work there, then keep it
+    with its changes committed on its branch, or remove it when nothing changed."""
+    import os
+    from pathlib import Path
+
+    from ..config.paths import AmplifierPaths
+    from ..errors import AmplifierError
+    from ..sessions.worktrees import create_worktree, finish_worktree
+
+    paths = AmplifierPaths.discover()
+    worktree = create_worktree(paths.data_dir, paths.cwd, name or None)
+    sys.stderr.write(f"Working in worktree '{worktree.name}' at {worktree.path} (branch {worktree.branch}, "
+                     f"from {worktree.base[:8]}); the main checkout is left as it is.\n")
+    sys.stderr.flush()
+    previous = Path.cwd()
+    inside = worktree.path / previous.relative_to(worktree.repo) if previous.is_relative_to(worktree.repo) \
+        else worktree.path
+    os.chdir(inside if inside.is_dir() else worktree.path)
+    try:
+        return run()
+    finally:
+        os.chdir(previous)
+        try:
+            kept = finish_worktree(worktree, f"amplifier: the session's work in worktree {worktree.name}")
+        except AmplifierError as error:
+            sys.stderr.write(f"warning: worktree '{worktree.name}' ({worktree.path}): {error.render()}\n")
+        else:
+            if kept:
+                files = ", ".join(worktree.changed_files[:10]) + (" ..." if len(worktree.changed_files) > 10 else "")
+                sys.stderr.write(f"Worktree '{worktree.name}' kept at {worktree.path}: branch {worktree.branch} "
+                                 f"changes {files or 'nothing'}. Remove it with: amplifier worktree remove "
+                                 f"{worktree.name}\n")
+            else:
+                sys.stderr.write(f"Worktree '{worktree.name}' removed: nothing changed in it.\n")
 
 
 def _read_images(images: list[str] | None) -> list[dict[str, Any]]:

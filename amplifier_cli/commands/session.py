@@ -271,7 +271,8 @@ def rewind(
     _, record = _find(session_id)
     record.lock()
     try:
-        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record))
+        data_dir = AmplifierPaths.discover().data_dir
+        repo = ShadowRepo(data_dir, project_of(record, data_dir))
         try:
             plan = plan_rewind(record, repo, to, files=not conversation_only, conversation=not files_only)
         except ValueError as error:

@@ -347,7 +347,7 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
         from .checkpoints import Checkpointer, ShadowRepo
 
-        checkpointer = Checkpointer(ShadowRepo(located.paths.data_dir, project_key(located.paths)), record)
+        checkpointer = Checkpointer(ShadowRepo(located.paths.data_dir, located.paths.files_root), record)
         checkpointer.warn = lambda text: sys.stderr.write(f"warning: {text}\n")
         checkpointer.attach(coordinator.hooks)
     spawner.bind(live)

@@ -317,6 +317,39 @@ class SubAgentSpawner:
         except asyncio.CancelledError:  # the observers still hear of it; the caller's cancel goes on
             pass
 
+    def _paths_for(self, agent: AgentDefinition, run: ChildRun) -> AmplifierPaths:
+        """Where the child works: the parent's place, or (`isolation: worktree`) a new worktree of its own."""
+        if agent.isolation != "worktree":
+            return self.paths
+        import dataclasses
+        import re
+
+        from .worktrees import create_worktree
+
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", agent.name).strip("-.") or "agent"
+        try:
+            run.worktree = create_worktree(self.paths.data_dir, self.paths.cwd, f"{slug[:40]}-{run.session_id[:8]}")
+        except AmplifierError as error:
+            raise SubAgentError(f"agent '{agent.name}' (isolation: worktree) could not start: {error.render()}",
+                                refused=True) from None
+        return dataclasses.replace(self.paths, cwd=run.worktree.path, worktree=run.worktree.path)
+
+    @staticmethod
+    def _finish_worktree(run: ChildRun, result: dict[str, Any]) -> None:
+        """Commit the child's work on its branch (or remove an unchanged worktree) and say so in its result."""
+        from .worktrees import finish_worktree
+
+        worktree = run.worktree
+        try:
+            kept = finish_worktree(worktree, f"amplifier: work of agent {run.agent} (session {run.session_id})")
+        except AmplifierError as error:
+            result["worktree"] = {"path": str(worktree.path), "branch": worktree.branch, "error": error.render()}
+            return
+        result["worktree"] = {"branch": worktree.branch if kept else None, "path": str(worktree.path) if kept else None,
+                              "changed_files": worktree.changed_files,
+                              "note": f"the changes are committed on branch {worktree.branch}; merge it to use them"
+                              if kept else "nothing changed; the worktree was removed"}
+
     async def _open(self, request: SessionRequest, agent: AgentDefinition, agents: dict[str, AgentDefinition],
                     depth: int, limit: int, run: ChildRun) -> LiveSession:
         live = self._live()
@@ -329,7 +362,7 @@ class SubAgentSpawner:
         try:
             child = await self._open_session(
                 request,
-                paths=self.paths,
+                paths=self._paths_for(agent, run),
                 settings=self.settings,
                 approval_system=ChildApproval(coordinator.approval_system, agent.name, self.hub.approval_lock),
                 display_system=coordinator.display_system,
@@ -388,6 +421,7 @@ class SubAgentSpawner:
         parent_token = live.coordinator.cancellation if not run.background else None
         child_token = child.coordinator.cancellation
         self._running.add(child.session_id)
+        outcome: dict[str, Any] = {}
         try:
             if parent_token is not None and parent_token.is_cancelled:
                 raise SubAgentError("the turn was cancelled before the sub-agent started",
@@ -402,7 +436,7 @@ class SubAgentSpawner:
                     parent_token.unregister_child(child_token)
             cancelled = child_token.is_cancelled or (parent_token is not None and parent_token.is_cancelled)
             status = "cancelled" if cancelled else "completed"
-            return {
+            outcome.update({
                 "response": response,
                 "output": response,  # upstream's key
                 "session_id": child.session_id,
@@ -410,7 +444,8 @@ class SubAgentSpawner:
                 "status": status,
                 "depth": depth + 1,
                 "usage": child.usage.session.as_dict(),
-            }
+            })
+            return outcome
         except asyncio.CancelledError:
             raise
         except SubAgentError:
@@ -421,6 +456,8 @@ class SubAgentSpawner:
         finally:
             self._running.discard(child.session_id)
             await child.close()
+            if run.worktree is not None:  # what it changed is committed on its branch before anyone reads it
+                await asyncio.to_thread(self._finish_worktree, run, outcome)
 
 
 def _consume_outcome(task: asyncio.Future[Any]) -> None:

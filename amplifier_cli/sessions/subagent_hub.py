@@ -41,6 +41,7 @@ class ChildRun:
     result: dict[str, Any] | None = None
     error: str | None = None
     task: asyncio.Task[Any] | None = None  # a background run's task
+    worktree: Any = None  # sessions.worktrees.Worktree of an `isolation: worktree` agent
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -72,6 +73,8 @@ class ChildRun:
             report["current_tool"] = self.current_tool
         if self.result is not None:
             report["response"] = self.result.get("response") or ""
+        if self.result is not None and isinstance(self.result.get("worktree"), dict):
+            report["worktree"] = self.result["worktree"]
         if self.error is not None:
             report["error"] = self.error
         return report

@@ -230,6 +230,8 @@ class TaskTool:
         if not success:
             return _error(f"the sub-agent stopped before finishing (status: {status})", session_id=session_id)
         output = {"response": response or "", "session_id": session_id, "agent": agent}
+        if isinstance(outcome.get("worktree"), dict):  # `isolation: worktree`: its branch and changed files
+            output["worktree"] = outcome["worktree"]
         feedback = _context_of(answer) or go_on  # a request to go on that could not be met: the model reads it
         if feedback:
             output["hook_feedback"] = feedback
