@@ -27,6 +27,7 @@ from amplifier_support.capability_names import (
     SESSION_SPAWN,
     SESSION_SUBAGENT_OUTPUT,
     SESSION_SUBAGENTS,
+    SUBAGENTS_RUNNING,
     UI_OUTPUT,
 )
 
@@ -95,6 +96,7 @@ class SubAgentSpawner:
         self.hub = hub if isinstance(hub, SubAgentHub) else SubAgentHub.for_settings(self.settings.merged)
         coordinator.register_capability(SESSION_SUBAGENTS, self.hub)
         coordinator.register_capability(SESSION_SUBAGENT_OUTPUT, self.output)
+        coordinator.register_capability(SUBAGENTS_RUNNING, self.running_children)
         coordinator.register_cleanup(self.stop_background)  # a session's children stop with it
 
     def bind(self, live: LiveSession) -> None:
@@ -208,6 +210,12 @@ class SubAgentSpawner:
             except TimeoutError:
                 pass
         return run.report()
+
+    def running_children(self) -> list[dict[str, Any]]:
+        """Every sub-agent of the tree running now, as plain data for the UI's list under its indicator."""
+        return [{"agent": run.agent, "session_id": run.session_id, "elapsed_seconds": run.elapsed(),
+                 "current_tool": run.current_tool, "queued": run.waiting_for_slot, "background": run.background}
+                for run in self.hub.running()]
 
     def running_background(self) -> list[ChildRun]:
         """This session's background children that have not finished."""
