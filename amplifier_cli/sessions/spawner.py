@@ -223,17 +223,8 @@ class SubAgentSpawner:
 
     async def stop_background(self) -> None:
         """Cancel this session's background children (the session is closing); each saves what it did."""
-        if self.live is None:
-            return
-        runs = [run for run in self.running_background() if run.task is not None]
-        for run in runs:
-            if run.live is not None:  # stop its model request and tools the way a cancel does, then its task
-                await run.live.coordinator.request_cancel(immediate=True)
-        tasks = [run.task for run in runs if run.task is not None]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        if self.live is not None:
+            await self.hub.stop_background(self.live.session_id)
 
     # -- internals ---------------------------------------------------------------------------------------
     def _live(self) -> LiveSession:

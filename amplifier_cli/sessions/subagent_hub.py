@@ -145,5 +145,17 @@ class SubAgentHub:
         return [run for run in self.runs.values()
                 if run.running and (parent_session_id is None or run.parent_session_id == parent_session_id)]
 
+    async def stop_background(self, parent_session_id: str) -> None:
+        """Cancel ``parent_session_id``'s background children (its session ends); each saves what it did."""
+        runs = [run for run in self.running(parent_session_id) if run.background and run.task is not None]
+        for run in runs:
+            if run.live is not None:  # stop its model request and tools the way a cancel does, then its task
+                await run.live.coordinator.request_cancel(immediate=True)
+        tasks = [run.task for run in runs if run.task is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
     def children_of(self, parent_session_id: str) -> list[ChildRun]:
         return [run for run in self.runs.values() if run.parent_session_id == parent_session_id]

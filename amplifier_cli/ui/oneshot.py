@@ -135,6 +135,11 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
                 outcome = await run_turn(live, options.prompt, options.images, control=control, sigint=True)
             finally:
                 stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
+            hub = live.coordinator.get_capability(SESSION_SUBAGENTS)
+            if outcome.background and hub is not None:  # the run ends here: so do its children, before `result`
+                for line in outcome.background_lines():
+                    sys.stderr.write(f"{line}; it stops now, with this run\n")
+                await hub.stop_background(live.session_id)
             return _report(live, outcome, started, out, fmt)
         finally:
             await live.close()
@@ -172,8 +177,6 @@ def _announce(live: LiveSession, fmt: OutputFormat, out: TextIO) -> None:
 def _report(live: LiveSession, outcome: TurnOutcome, started: float, out: TextIO, fmt: OutputFormat) -> int:
     """The outcome on stderr and stdout (text or the final JSON record), as an exit code."""
     ending = outcome.ending
-    for line in outcome.background_lines():  # the session ends with this run, and its children with it
-        sys.stderr.write(f"{line}; it stops now, with this run (read it later: amplifier session show)\n")
     if ending in ("budget", "budget_spent"):
         return _budget_end(live, outcome.budget_stop, outcome.response, started, out, fmt)
     if ending in ("interrupted", "stopped"):

@@ -38,7 +38,8 @@ async def test_a_background_child_is_held_when_the_parent_answers_and_a_later_tu
             first = await editor.say(session_id, "start it")
             assert first.stop_reason == "end_turn"
             assert "Started it in the background." in editor.client.agent_text()
-            assert held.matched.is_set() and not gate.is_set()  # the child is still held at the model
+            assert await asyncio.to_thread(held.matched.wait, 30)  # the child reached the model ...
+            assert not gate.is_set()  # ... and is held there: the parent answered without it
             assert "is still running" in editor.client.agent_text()  # reported at the end of the turn
 
             status = await editor.client.wait_for("agent_thought_chunk", lambda update: (update.field_meta or {})
@@ -64,3 +65,39 @@ async def test_a_background_child_is_held_when_the_parent_answers_and_a_later_tu
         gate.set()
     answered = [request for request in server.requests if "42 files" in request.last_tool_result_text]
     assert len(answered) == 1
+
+
+def test_a_background_child_still_running_when_a_run_ends_is_reported_and_stops_with_it(e2e_api) -> None:
+    from testkit.event_schemas import assert_stream_lines_valid
+
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text(f"---\ndescription: helps\n---\n{CHILD_MARK}: do the job.\n")
+    e2e_api.profile("bg", tools=("tool-task",))
+    server = e2e_api.server
+    gate = threading.Event()
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": "a long job",
+                                                  "run_in_background": True}, id="call_bg")]),
+               when=lambda request: not _is_child(request) and request.last_user_text == "go")
+    held = server.add(Turn(text="too late"), when=_is_child, gate=gate)
+
+    def once_the_child_is_held(request: Any) -> Turn:
+        assert held.matched.wait(30)  # the parent answers only once its child waits at the model
+        return Turn(text="Started.")
+
+    server.add(once_the_child_is_held, when=lambda request: not _is_child(request))
+    try:
+        result = e2e_api.run("run", "-P", "bg", "-o", "stream-json", "go")
+    finally:
+        gate.set()
+    assert result.returncode == 0, result.stderr
+    assert "background sub-agent 'helper'" in result.stderr and "it stops now" in result.stderr
+    lines = assert_stream_lines_valid(result.stdout)
+    assert lines[-1]["type"] == "result" and lines[-1]["response"] == "Started."
+    statuses = [line["status"] for line in lines if line["type"] == "agent_status"]
+    assert statuses == ["running", "cancelled"]
+    [child] = [session for session in e2e_api.session_dirs() if e2e_api.metadata(session).get("parent_id")]
+    assert e2e_api.metadata(child)["status"] == "cancelled"
+    transcript = e2e_api.transcript(child)
+    e2e_api.assert_tool_pairs_complete(transcript)
+    assert [message["role"] for message in transcript] == ["system", "user", "assistant"]
