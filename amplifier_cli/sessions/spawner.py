@@ -382,6 +382,9 @@ class SubAgentSpawner:
         # the parent's usage totals include what its sub-agents spent
         child.coordinator.hooks.register("llm:response", live.usage.on_llm_response, priority=900,
                                          name="parent-usage")
+        if run.background:  # not linked to the turn's cancel: a reached budget stops it here, as it stops the turn
+            child.coordinator.hooks.register("llm:response", _stop_over_budget(live, child), priority=950,
+                                             name="parent-budget")
         self._watch(child, run)
         return child
 
@@ -457,6 +460,19 @@ class SubAgentSpawner:
             await child.close()
             if run.worktree is not None:  # what it changed is committed on its branch before anyone reads it
                 await asyncio.to_thread(self._finish_worktree, run, outcome)
+
+
+def _stop_over_budget(parent: LiveSession, child: LiveSession) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
+    """A hook stopping ``child`` (after its running tool) once its parent's budget is reached."""
+
+    async def stop_if_spent(event: str, data: dict[str, Any]) -> Any:
+        from amplifier_core import HookResult
+
+        if parent.usage.budget_stop is not None:
+            await child.coordinator.request_cancel(immediate=False)
+        return HookResult()
+
+    return stop_if_spent
 
 
 def _consume_outcome(task: asyncio.Future[Any]) -> None:

@@ -101,3 +101,33 @@ def test_a_background_child_still_running_when_a_run_ends_is_reported_and_stops_
     transcript = e2e_api.transcript(child)
     e2e_api.assert_tool_pairs_complete(transcript)
     assert [message["role"] for message in transcript] == ["system", "user", "assistant"]
+
+
+def test_a_background_childs_spending_counts_and_a_reached_budget_stops_it(e2e_api) -> None:
+    import json
+
+    from fakeapi import Usage
+
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text(f"---\ndescription: helps\n---\n{CHILD_MARK}: do the job.\n")
+    e2e_api.profile("bg", tools=("tool-task", "tool-filesystem"))
+    server = e2e_api.server
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": "write files",
+                                                  "run_in_background": True}, id="call_bg")]),
+               when=lambda request: not _is_child(request) and request.last_user_text == "go")
+
+    def wait_for_the_child(request: Any) -> Turn:
+        child_id = request.last_tool_result_text.split('"session_id": "')[1].split('"')[0]
+        return Turn(tool_calls=[ToolCall("task_output", {"session_id": child_id, "wait": True}, id="call_wait")])
+
+    server.add(wait_for_the_child, when=lambda request: not _is_child(request) and "call_bg" in
+               json.dumps(request.json["messages"][-1]))
+    server.add(Turn(tool_calls=[ToolCall("write_file", {"file_path": "b.txt", "content": "x"})],
+                    usage=Usage(input_tokens=5000, output_tokens=100)), when=_is_child, repeat=True)
+    server.add(Turn(text="parent done"), when=lambda request: not _is_child(request), repeat=True)
+    result = e2e_api.run("run", "-P", "bg", "--approval", "allow", "-o", "json", "--max-total-tokens", "2000", "go")
+    assert result.returncode == 3, result.stderr
+    record = json.loads(result.stdout)
+    assert record["budget"]["budget"] == "max_total_tokens" and int(record["budget"]["used"]) >= 5100
+    assert len([request for request in server.requests if _is_child(request)]) == 1  # stopped after its tool
