@@ -42,5 +42,6 @@ def remove_worktree(
     from ..sessions.worktrees import remove_worktree as remove
 
     paths = AmplifierPaths.discover()
-    worktree = remove(paths.data_dir, paths.cwd, name, force=force)
-    typer.echo(f"Removed worktree '{worktree.name}' ({worktree.path}).")
+    worktree, branch_gone = remove(paths.data_dir, paths.cwd, name, force=force)
+    kept = "" if branch_gone else f"; branch {worktree.branch} stays with its commits (git branch -D to drop it)"
+    typer.echo(f"Removed worktree '{worktree.name}' ({worktree.path}){kept}.")

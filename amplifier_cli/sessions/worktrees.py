@@ -149,8 +149,9 @@ def worktree_summary(worktree: Worktree) -> dict[str, object]:
             "commits": int(ahead or 0), "uncommitted": len([line for line in dirty if line])}
 
 
-def remove_worktree(data_dir: Path, directory: Path, name: str, *, force: bool = False) -> Worktree:
-    """Remove the named worktree's checkout (the branch stays when it holds commits: it is the work)."""
+def remove_worktree(data_dir: Path, directory: Path, name: str, *, force: bool = False) -> tuple[Worktree, bool]:
+    """Remove the named worktree's checkout; (it, whether its branch went too: it stays while it holds commits
+    not in HEAD, since they are the work)."""
     check_name(name)
     known = {worktree.name: worktree for worktree in list_worktrees(data_dir, directory)}
     worktree = known.get(name)
@@ -166,7 +167,7 @@ def remove_worktree(data_dir: Path, directory: Path, name: str, *, force: bool =
                        check=False)
     merged = bool(branch_head) and not _git("rev-list", f"HEAD..{worktree.branch}", cwd=worktree.repo, check=False)
     _remove(worktree, delete_branch=merged)
-    return worktree
+    return worktree, merged
 
 
 def _remove(worktree: Worktree, *, delete_branch: bool) -> None:

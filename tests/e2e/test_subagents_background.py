@@ -131,3 +131,37 @@ def test_a_background_childs_spending_counts_and_a_reached_budget_stops_it(e2e_a
     record = json.loads(result.stdout)
     assert record["budget"]["budget"] == "max_total_tokens" and int(record["budget"]["used"]) >= 5100
     assert len([request for request in server.requests if _is_child(request)]) == 1  # stopped after its tool
+
+
+async def test_acp_cancel_stops_children_waiting_on_the_model_and_their_updates_name_the_agent(e2e_api) -> None:
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text(f"---\ndescription: helps\n---\n{CHILD_MARK}: do the job.\n")
+    e2e_api.profile("bg", tools=("tool-task",))
+    server = e2e_api.server
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": f"job {index}"},
+                                         id=f"call_{index}") for index in range(2)]),
+               when=lambda request: not _is_child(request) and request.last_user_text == "two jobs")
+    gate = threading.Event()
+    server.add(Turn(text="never shown"), when=_is_child, gate=gate, times=2)
+    server.add(Turn(text="Back again."), when=lambda request: not _is_child(request) and
+               request.last_user_text == "next")
+    try:
+        async with e2e_api.acp("-P", "bg") as editor:
+            session_id = await editor.start(e2e_api.project)
+            prompt = asyncio.ensure_future(editor.say(session_id, "two jobs"))
+            await asyncio.to_thread(server.wait_for_requests, 3, 30)  # both children wait on the model
+            await editor.conn.cancel(session_id=session_id)
+            assert (await asyncio.wait_for(prompt, 15)).stop_reason == "cancelled"
+            assert (await editor.say(session_id, "next")).stop_reason == "end_turn"
+            started = [update for update in editor.client.of_kind("agent_thought_chunk")
+                       if (update.field_meta or {}).get("amplifier", {}).get("agent") == "helper"]
+            assert len({update.field_meta["amplifier"]["session_id"] for update in started}) == 2
+            editor.assert_clean()
+    finally:
+        gate.set()
+    children = [session for session in e2e_api.session_dirs() if e2e_api.metadata(session).get("parent_id")]
+    assert len(children) == 2
+    for session in e2e_api.session_dirs():
+        e2e_api.assert_tool_pairs_complete(e2e_api.transcript(session))
+    assert all(e2e_api.metadata(child)["status"] == "cancelled" for child in children)

@@ -44,8 +44,12 @@ def test_run_worktree_leaves_the_main_checkout_untouched_and_the_change_on_the_n
     assert listing.returncode == 0, listing.stderr
     [row] = json.loads(listing.stdout)
     assert row["name"] == "feature" and row["branch"] == "amplifier/feature" and row["commits"] == 1
-    removed = e2e_api.run("worktree", "remove", "feature")
+    (next(worktree_dir.glob("*/feature")) / "scratch.txt").write_text("not committed\n")
+    refused = e2e_api.run("worktree", "remove", "feature")
+    assert refused.returncode == 2 and "--force" in refused.stderr and "Traceback" not in refused.stderr
+    removed = e2e_api.run("worktree", "remove", "--force", "feature")
     assert removed.returncode == 0, removed.stderr
+    assert "branch amplifier/feature stays" in removed.stdout
     assert json.loads(e2e_api.run("worktree", "list", "--json").stdout) == []
     assert run_git("show", "amplifier/feature:a.txt", cwd=project) == "changed"  # the work stays on its branch
 
