@@ -152,6 +152,7 @@ class SubAgentSpawner:
 
         if not background:
             return await self._tracked(run, start())
+        self.hub.add(run)  # listed at once: task_output may ask before the task has run a step
         run.task = asyncio.ensure_future(self._tracked(run, start()))
         run.task.add_done_callback(_consume_outcome)
         return {"session_id": session_id, "agent": agent.name, "status": "running", "background": True,

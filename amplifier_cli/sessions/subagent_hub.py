@@ -63,6 +63,7 @@ class ChildRun:
         self.state, self.result, self.error = state, result, error
         self.finished = time.monotonic()
         self.current_tool = None
+        self.live = None  # the closed session is not kept alive by the list of runs
         self.done.set()
 
     def report(self) -> dict[str, Any]:
