@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pexpect
 from fakeapi import ToolCall, Turn
 
 from .conftest import PROFILE, PROMPT
@@ -43,3 +44,24 @@ def test_running_children_are_listed_under_the_working_indicator(spawn_chat, fak
     after = chat.expect(PROMPT)
     assert "⎿ helper · " not in after
     assert chat.exit() == 0
+
+
+def test_the_chat_opens_in_a_new_worktree_and_removes_it_when_nothing_changed(spawn_chat, fake_api,
+                                                                             chat_project: Path) -> None:
+    from testkit.git_repos import run_git
+
+    (chat_project / ".gitignore").write_text(".amplifier/\n")
+    (chat_project / "a.txt").write_text("original\n")
+    run_git("init", "--quiet", "--initial-branch=main", cwd=chat_project)
+    run_git("add", "-A", cwd=chat_project)
+    run_git("commit", "--quiet", "-m", "start", cwd=chat_project)
+    fake_api.add(Turn(text="answered-in-the-worktree"))
+    chat = spawn_chat("--worktree=chat-wt")
+    said = chat.expect("· session ")
+    assert "Working in worktree 'chat-wt'" in said and "amplifier/chat-wt" in said
+    chat.prompt()
+    chat.exchange("hello", "answered-in-the-worktree")
+    chat.send_line("/exit")
+    chat.expect("removed: nothing changed")
+    chat.child.expect(pexpect.EOF, timeout=20)
+    assert "amplifier/" not in run_git("branch", "--list", cwd=chat_project)
