@@ -171,3 +171,8 @@ def test_a_grpc_endpoint_named_through_a_project_file_is_pinned(tmp_path: Path, 
     forget_trust(paths)
     changed = project_trust(paths)
     assert changed.needs_trust and [item.key for item in changed.change().changed] == [key]
+
+
+def test_a_projects_subagent_limit_waits_for_trust() -> None:
+    harmless, gated = gated_settings({"subagents": {"max_parallel": 64}, "budget": {"max_turns": 3}})
+    assert harmless == {"budget": {"max_turns": 3}} and gated == {"subagents": {"max_parallel": 64}}
