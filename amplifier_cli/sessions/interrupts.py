@@ -42,7 +42,7 @@ class TurnControl:
         own_tools = self.coordinator.cancellation.running_tool_names
         if children:  # a `task` call is waiting on its children: they decide whether a tool runs
             own_tools = [name for name in own_tools if name != "task"]
-        idle_children = [run for run in children if run.waiting_on_model()]
+        idle_children = _idle(children)
         waiting_on_model = not own_tools and len(idle_children) == len(children)
         if self.presses == 1 and not waiting_on_model:
             self._say("Stopping after the running tool finishes (Ctrl-C again to stop now)...")
@@ -105,6 +105,20 @@ class TurnControl:
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
+
+
+def _idle(children: list[Any]) -> list[Any]:
+    """The children that only wait on the model, with no descendant running a tool either (stopping one at once
+    would cut its descendants' tools short)."""
+    by_id = {run.session_id: run for run in children}
+    busy: set[str] = set()
+    for run in children:
+        if not run.waiting_on_model():
+            current: Any = run
+            while current is not None and current.session_id not in busy:  # it and every ancestor
+                busy.add(current.session_id)
+                current = by_id.get(current.parent_session_id)
+    return [run for run in children if run.session_id not in busy]
 
 
 async def run_interruptible(

@@ -66,3 +66,14 @@ async def test_a_child_running_a_tool_makes_the_press_graceful_and_idle_children
     assert parent.requests == [False] and not control.stopped
     assert idle.requests == [True] and busy.requests == [] and background.requests == []
     assert said[0].startswith("Stopping after the running tool finishes")
+
+
+async def test_a_child_whose_own_child_runs_a_tool_is_not_stopped_at_once() -> None:
+    hub = SubAgentHub()
+    parent = _Coordinator("parent", hub, {"t1": "task"})
+    middle = _child(hub, "c1", {"t2": "task"})
+    grandchild = _Coordinator("g1", hub, {"b1": "bash"})
+    hub.add(ChildRun(session_id="g1", agent="checker", parent_session_id="c1", live=_Live(grandchild)))
+    control = TurnControl(parent, lambda text: None)
+    await _press(control)
+    assert parent.requests == [False] and middle.requests == [] and grandchild.requests == []
