@@ -186,7 +186,8 @@ class SubAgentSpawner:
                 f"({unknown_agent_fix(agents)})", session_id=meta.session_id, refused=True)
         exclude = {"tools": list(exclude_tools or []), "hooks": list(exclude_hooks or [])}
         request = self._request(agent, agents, exclude, await self._route(agent), resume_id=meta.session_id)
-        run = ChildRun(session_id=meta.session_id, agent=agent.name, parent_session_id=live.session_id)
+        run = ChildRun(session_id=meta.session_id, agent=agent.name, parent_session_id=live.session_id,
+                       resumed_in=meta.cwd)
 
         async def start() -> dict[str, Any]:
             child = await self._open(request, agent, agents, depth, limit, run)
@@ -323,12 +324,20 @@ class SubAgentSpawner:
             return self.paths
         import dataclasses
         import re
+        from pathlib import Path
 
-        from .worktrees import create_worktree
+        from ..config.paths import app_worktree_of
+        from .worktrees import Worktree, create_worktree, repository_root
 
+        earlier, _ = app_worktree_of(Path(run.resumed_in).resolve(), self.paths.data_dir) if run.resumed_in \
+            else (None, None)
         slug = re.sub(r"[^A-Za-z0-9._-]+", "-", agent.name).strip("-.") or "agent"
         try:
-            run.worktree = create_worktree(self.paths.data_dir, self.paths.cwd, f"{slug[:40]}-{run.session_id[:8]}")
+            if earlier is not None and earlier.is_dir():  # continued: it goes on in its own worktree and branch
+                run.worktree = Worktree(earlier.name, earlier, repository_root(earlier))
+            else:
+                run.worktree = create_worktree(self.paths.data_dir, self.paths.cwd,
+                                               f"{slug[:40]}-{run.session_id[:8]}")
         except AmplifierError as error:
             raise SubAgentError(f"agent '{agent.name}' (isolation: worktree) could not start: {error.render()}",
                                 refused=True) from None

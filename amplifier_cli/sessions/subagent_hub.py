@@ -42,6 +42,7 @@ class ChildRun:
     error: str | None = None
     task: asyncio.Task[Any] | None = None  # a background run's task
     worktree: Any = None  # sessions.worktrees.Worktree of an `isolation: worktree` agent
+    resumed_in: str | None = None  # a continued child: the directory it worked in before
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property

@@ -119,3 +119,44 @@ def test_checkpoints_and_rewind_work_inside_a_worktree(e2e_api: E2E) -> None:
     assert "changed" in rewound.stdout  # the diff of what is undone
     assert (worktree / "a.txt").read_text() == "original\n"  # put back in the worktree
     assert (project / "a.txt").read_text() == "original\n"  # the main checkout never changed
+
+
+def test_a_continued_isolated_agent_goes_on_in_its_own_worktree_and_branch(e2e_api: E2E) -> None:
+    import re
+    from typing import Any
+
+    project = _repository(e2e_api)
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "editor.md").write_text("---\ndescription: edits\nisolation: worktree\n---\nCHILD-MARK: edit files.\n")
+    e2e_api.profile("fake", tools=("tool-filesystem", "tool-task"))
+    server = e2e_api.server
+
+    def parent(request: Any) -> bool:
+        return "CHILD-MARK" not in request.system_text
+
+    def child(request: Any) -> bool:
+        return "CHILD-MARK" in request.system_text
+
+    def continue_it(request: Any) -> Turn:
+        child_id = re.search(r'"session_id": "([^"]+)"', request.last_tool_result_text).group(1)
+        return Turn(tool_calls=[ToolCall("task", {"session_id": child_id, "instruction": "now b.txt"}, id="call_2")])
+
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "editor", "instruction": "now a.txt"}, id="call_1")]),
+               when=lambda request: parent(request) and request.last_user_text == "go")
+    server.add(continue_it, when=lambda request: parent(request) and "first edit done" in
+               request.last_tool_result_text)
+    server.add(Turn(text="all done"), when=lambda request: parent(request) and "second edit done" in
+               request.last_tool_result_text)
+    for name, answer in (("a.txt", "first edit done"), ("b.txt", "second edit done")):
+        server.add(Turn(tool_calls=[ToolCall("write_file", {"file_path": name, "content": "child\n"})]),
+                   when=lambda request, name=name: child(request) and request.last_user_text == f"now {name}")
+        server.add(Turn(text=answer), when=lambda request, name=name: child(request) and
+                   name in request.last_tool_result_text)
+    result = e2e_api.run("run", "-P", "fake", "--approval", "allow", "-o", "json", "go")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["response"] == "all done"
+    [branch] = run_git("for-each-ref", "--format=%(refname:short)", "refs/heads/amplifier/", cwd=project).splitlines()
+    changed = run_git("diff", "--name-only", f"main...{branch}", cwd=project).splitlines()
+    assert sorted(changed) == ["a.txt", "b.txt"]  # both turns of the agent on one branch
+    assert not (project / "b.txt").exists()
