@@ -165,3 +165,39 @@ async def test_acp_cancel_stops_children_waiting_on_the_model_and_their_updates_
     for session in e2e_api.session_dirs():
         e2e_api.assert_tool_pairs_complete(e2e_api.transcript(session))
     assert all(e2e_api.metadata(child)["status"] == "cancelled" for child in children)
+
+
+async def test_approvals_of_two_children_reach_the_editor_one_at_a_time_each_naming_its_agent(e2e_api) -> None:
+    from acpclient import EditorClient
+
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    for name in ("builder", "tester"):
+        (agents / f"{name}.md").write_text(f"---\ndescription: {name}\n---\n{CHILD_MARK} {name}: run commands.\n")
+    e2e_api.profile("asks", tools=("tool-task", "tool-bash"),
+                    hooks=("hooks-streaming-ui", "hooks-logging", "hooks-redaction", "hooks-approval"))
+    server = e2e_api.server
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": name, "instruction": f"{name} job"}, id=f"call_{name}")
+                                for name in ("builder", "tester")]),
+               when=lambda request: not _is_child(request) and request.last_user_text == "both")
+    for name in ("builder", "tester"):
+        server.add(Turn(tool_calls=[ToolCall("bash", {"command": f"touch {name}.txt"}, id=f"bash_{name}")]),
+                   when=lambda request, name=name: f"{CHILD_MARK} {name}" in request.system_text
+                   and request.last_user_text == f"{name} job")
+    server.add(Turn(text="child done"), when=_is_child, times=2)
+    server.add(Turn(text="Both done."), when=lambda request: not _is_child(request))
+    client = EditorClient(hold_permission=asyncio.Event(), choices=["allow_once", "allow_once"])
+    async with e2e_api.acp("-P", "asks", client=client) as editor:
+        session_id = await editor.start(e2e_api.project)
+        prompt = asyncio.ensure_future(editor.say(session_id, "both"))
+        await asyncio.wait_for(client.permission_asked.wait(), 30)
+        await asyncio.to_thread(server.wait_for_requests, 3, 30)  # both children asked the model for their bash
+        assert len(client.permission_requests) == 1  # the other child's question waits its turn
+        client.hold_permission.set()
+        assert (await asyncio.wait_for(prompt, 30)).stop_reason == "end_turn"
+        questions = [" ".join(block.content.text for block in call.content or [] if hasattr(block, "content"))
+                     for _, call, _ in client.permission_requests]
+        assert len(questions) == 2
+        assert sorted("[agent builder]" in text for text in questions) == [False, True]
+        assert sorted("[agent tester]" in text for text in questions) == [False, True]
+        editor.assert_clean()
