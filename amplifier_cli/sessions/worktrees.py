@@ -68,7 +68,7 @@ def repository_root(directory: Path) -> Path:
     done = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=directory,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise UsageError.single(f"--worktree needs a git repository, and {directory} is not in one",
+        raise UsageError.single(f"{directory} is not in a git repository, and worktrees need one",
                                 fix="run it inside a git checkout (git init, then commit once), or drop --worktree")
     return Path(done.stdout.strip()).parent.resolve()
 

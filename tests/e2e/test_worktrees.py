@@ -69,13 +69,14 @@ def test_bad_worktree_input_exits_2_with_one_clear_message(e2e_api: E2E) -> None
     _repository(e2e_api)
     e2e_api.profile("fake", tools=("tool-filesystem",))
     for arguments, expected in ((["run", "-P", "fake", "--worktree=bad name", "hi"], "not a worktree name"),
-                                (["worktree", "remove", "nothing-here"], "no worktree named 'nothing-here'")):
+                                (["worktree", "remove", "nothing-here"], "no worktree named 'nothing-here'"),
+                                (["run", "--resume", "abc", "--worktree=x", "hi"], "a resumed one goes on where")):
         result = e2e_api.run(*arguments)
         assert result.returncode == 2, result.stderr
         assert expected in result.stderr and "Traceback" not in result.stderr
     (e2e_api.project / ".git").rename(e2e_api.project / "git-moved")
     result = e2e_api.run("run", "-P", "fake", "--worktree", "hi")
-    assert result.returncode == 2 and "needs a git repository" in result.stderr
+    assert result.returncode == 2 and "worktrees need one" in result.stderr
 
 
 def test_an_isolated_agents_edit_lands_on_its_own_branch_and_its_result_names_it(e2e_api: E2E) -> None:
