@@ -8,6 +8,12 @@ call, and the parent's cancellation linked to its own. Depth is counted in capab
 (0 for a top-level session) and a spawn that would exceed `max_depth` is refused. The limit a session used
 is handed down (capability `session.max_depth`) as a ceiling: an agent whose plan configures tool-task with a
 higher `max_depth` cannot lift it.
+
+What the whole tree shares (the limit of children at the model, the list of runs, the observers of their events,
+the approval lock) is the SubAgentHub (subagent_hub.py), made by the top-level session and handed down. A child
+started with `background` runs in a task of its own, outside the parent's turn; `output` (capability
+`session.subagent_output`) reads it, and it stops when its parent session closes. An agent with
+`isolation: worktree` works in a git worktree of its own (worktrees.py); its result names the branch.
 """
 
 from __future__ import annotations
@@ -219,10 +225,6 @@ class SubAgentSpawner:
                  "current_tool": run.current_tool, "queued": run.waiting_for_slot, "background": run.background}
                 for run in self.hub.running()]
 
-    def running_background(self) -> list[ChildRun]:
-        """This session's background children that have not finished."""
-        return [run for run in self.hub.running(self._live().session_id) if run.background]
-
     async def stop_background(self) -> None:
         """Cancel this session's background children (the session is closing); each saves what it did."""
         if self.live is not None:
@@ -304,7 +306,7 @@ class SubAgentSpawner:
             run.finish("cancelled")
             await self._publish_end(run)
             raise
-        except SubAgentError as error:
+        except Exception as error:  # SubAgentError, or a bug: the run must not look alive for ever
             run.finish("failed", error=str(error))
             await self._publish_end(run)
             raise
