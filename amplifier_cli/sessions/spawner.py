@@ -19,6 +19,7 @@ started with `background` runs in a task of its own, outside the parent's turn; 
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from amplifier_support.capability_names import (
     SESSION_SUBAGENTS,
     SUBAGENTS_RUNNING,
     UI_OUTPUT,
+    UI_WORKING_INDICATOR,
 )
 
 from ..errors import AmplifierError
@@ -369,6 +371,10 @@ class SubAgentSpawner:
         # the app never prints a child's answer (the parent gets it), so its UI shows the child's text too
         child_ui = {**parent_ui, "indent": int(parent_ui.get("indent") or 0) + INDENT_PER_DEPTH,
                     "label": agent.name, "show_answer_text": True}
+        if run.background:  # it goes on while the parent answers and the person types: it prints nothing (its
+            # events still reach stream-json, ACP and the chat's list through the hub; task_output reads it)
+            child_ui = {**child_ui, "stream": _Discard(), "working_stream": None}
+            child_ui.pop(UI_WORKING_INDICATOR, None)
         catalog = AgentCatalog(agents=_child_agents(agents, agent))
         try:
             child = await self._open_session(
@@ -472,6 +478,13 @@ class SubAgentSpawner:
             await child.close()
             if run.worktree is not None:  # what it changed is committed on its branch before anyone reads it
                 await asyncio.to_thread(self._finish_worktree, run, outcome)
+
+
+class _Discard(io.StringIO):
+    """Where a background child's UI writes: nowhere (never a terminal, so no indicator either)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
 
 
 def _stop_over_budget(parent: LiveSession, child: LiveSession) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:

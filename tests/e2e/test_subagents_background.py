@@ -201,3 +201,32 @@ async def test_approvals_of_two_children_reach_the_editor_one_at_a_time_each_nam
         assert sorted("[agent builder]" in text for text in questions) == [False, True]
         assert sorted("[agent tester]" in text for text in questions) == [False, True]
         editor.assert_clean()
+
+
+def test_a_background_child_prints_nothing_and_its_answer_reaches_the_model_through_task_output(e2e_api) -> None:
+    import json
+
+    agents = e2e_api.home / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text(f"---\ndescription: helps\n---\n{CHILD_MARK}: do the job.\n")
+    e2e_api.profile("bg", tools=("tool-task",))
+    server = e2e_api.server
+    server.add(Turn(tool_calls=[ToolCall("task", {"agent": "helper", "instruction": "quietly",
+                                                  "run_in_background": True}, id="call_bg")]),
+               when=lambda request: not _is_child(request) and request.last_user_text == "go")
+
+    def wait_for_the_child(request: Any) -> Turn:
+        child_id = request.last_tool_result_text.split('"session_id": "')[1].split('"')[0]
+        return Turn(tool_calls=[ToolCall("task_output", {"session_id": child_id, "wait": True}, id="call_wait")])
+
+    server.add(wait_for_the_child, when=lambda request: not _is_child(request) and "call_bg" in
+               json.dumps(request.json["messages"][-1]))
+    server.add(Turn(text="QUIET-CHILD-TEXT"), when=_is_child)
+    server.add(Turn(text="The helper answered."), when=lambda request: not _is_child(request) and
+               "QUIET-CHILD-TEXT" in request.last_tool_result_text)
+    result = e2e_api.run("run", "-P", "bg", "go")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The helper answered.\n"
+    # the child's answer shows once, in the parent's task_output result line; the child itself printed nothing
+    assert result.stderr.count("QUIET-CHILD-TEXT") == 1
+    assert "task_output" in result.stderr
