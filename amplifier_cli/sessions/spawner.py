@@ -411,12 +411,12 @@ class SubAgentSpawner:
         and its events reach the hub's observers (after hooks-redaction, like the front-ends' own handlers)."""
         run.live = child
 
-        async def queued(waiting: ChildRun) -> None:
-            await self.hub.publish("subagent:status", {"status": "queued"}, waiting)
+        async def slot_status(waiting: ChildRun, status: str) -> None:
+            await self.hub.publish("subagent:status", {"status": status}, waiting)
 
         for provider in (child.coordinator.mount_points.get("providers") or {}).values():
             try:
-                provider.complete = self.hub.slots.limited(provider.complete, run, queued)
+                provider.complete = self.hub.slots.limited(provider.complete, run, slot_status)
             except AttributeError:  # a provider that refuses attributes (slots, a proxy) runs unlimited
                 continue
 

@@ -91,16 +91,20 @@ class ModelSlots:
         self.in_use = 0
 
     def limited(self, complete: Callable[..., Awaitable[Any]], run: ChildRun,
-                on_wait: Callable[[ChildRun], Awaitable[None]]) -> Callable[..., Awaitable[Any]]:
-        """``complete`` (a provider's) run only while holding a slot; ``on_wait`` is told when the run must queue."""
+                notify: Callable[[ChildRun, str], Awaitable[None]]) -> Callable[..., Awaitable[Any]]:
+        """``complete`` (a provider's) run only while holding a slot; ``notify`` is told `queued` when the run must
+        wait for one and `running` once it has it."""
 
         async def complete_in_a_slot(*args: Any, **kwargs: Any) -> Any:
-            if self._semaphore.locked():
+            waited = self._semaphore.locked()
+            if waited:
                 run.waiting_for_slot = True
-                await on_wait(run)
+                await notify(run, "queued")
             try:
                 async with self._semaphore:
                     run.waiting_for_slot = False
+                    if waited:
+                        await notify(run, "running")
                     self.in_use += 1
                     try:
                         return await complete(*args, **kwargs)

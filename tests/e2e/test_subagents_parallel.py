@@ -93,6 +93,10 @@ def test_five_children_put_four_at_the_model_and_the_fifth_after_one_finishes(e2
     assert sorted(children_text) == ["fifth child answer"] + ["held child answer"] * 4
     ended = [line for line in child_lines if line["type"] == "agent_status" and line["status"] == "completed"]
     assert len(ended) == 5
+    [queued] = [line["session_id"] for line in child_lines if line["type"] == "agent_status"
+                and line["status"] == "queued"]
+    assert [line["status"] for line in child_lines if line["type"] == "agent_status"
+            and line["session_id"] == queued] == ["running", "queued", "running", "completed"]
     assert not any("agent" in line for line in lines if line["session_id"] == parent_id)
 
 
