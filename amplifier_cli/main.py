@@ -18,7 +18,7 @@ from . import __version__
 COMMAND_MODULES: tuple[str, ...] = (
     "profile", "module", "source", "run", "session", "agents", "mcp", "trust", "acp",
     # upstream Amplifier users' commands (issue 27)
-    "bundle", "provider", "tool", "init", "resume", "dirs", "notify", "update", "routing",
+    "bundle", "provider", "tool", "init", "resume", "dirs", "notify", "update", "routing", "worktree",
 )
 
 
@@ -78,6 +78,9 @@ def root(
     approval: str = typer.Option("ask", "--approval", help="ask, allow or deny tool approvals."),
     sandbox: str = typer.Option(
         None, "--sandbox", help="Sandbox of the chat's shell commands: workspace-write, read-only or off."),
+    worktree: str = typer.Option(None, "--worktree", metavar="[NAME]",
+                                 help="Chat in a new git worktree on a new branch from HEAD (a generated name, or "
+                                      "--worktree=NAME)."),
 ) -> None:
     """Run AI agents assembled from modules, described by YAML profiles (mount plans).
 
@@ -87,7 +90,7 @@ def root(
     """
     ctx.obj = {"verbose": verbose}
     chat_options: dict[str, Any] = {"profile": profile, "provider": provider, "model": model, "resume": resume,
-                                    "sandbox": sandbox}
+                                    "sandbox": sandbox, "worktree": worktree}
     chosen = any(value is not None for value in chat_options.values()) or approval != "ask"
     if ctx.invoked_subcommand is not None:
         if chosen:
@@ -114,7 +117,7 @@ def root(
 _PARTS: dict[str, typer.Typer] = {}
 # the root's options that take a value: skipped when looking for the command a line names
 _ROOT_VALUE_OPTIONS = frozenset({"--profile", "-P", "--provider", "--model", "-m", "--resume", "-r", "--approval",
-                                 "--sandbox"})
+                                 "--sandbox", "--worktree"})
 _ROOT_FLAGS = frozenset({"--verbose", "-v"})
 
 
@@ -170,4 +173,9 @@ def main() -> None:
     """Console-script entry point."""
     import sys
 
+    from .commands.run_argv import with_worktree_values
+
+    arguments = with_worktree_values(sys.argv[1:])
+    if _command_named(arguments) in (None, "run"):  # `--worktree [NAME]`: the chat's and run's optional value
+        sys.argv[1:] = arguments
     app_for(sys.argv[1:])(prog_name="amplifier")

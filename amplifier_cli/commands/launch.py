@@ -84,11 +84,19 @@ def start(
     fork: bool = False,
     chat: bool = False,
     images: list[str] | None = None,
+    worktree: str | None = None,
 ) -> int:
     """Shared by run/continue/session resume: pick REPL or one-shot, then run it. ``chat``: a prompt opens the
     chat with it as the first message when stdin and stdout are a terminal (`amplifier "PROMPT"`)."""
     _check_choices(output_format=output_format, approval=approval, sandbox=sandbox, mode=mode)
     budget = _check_limits(max_turns, max_tokens, max_total_tokens, max_cost)
+    if worktree is not None:  # the same start, from inside a new worktree
+        _check_worktree(worktree, resumed=bool(resume or continue_latest))
+        return _in_worktree(worktree, lambda: start(
+            prompt, profile=profile, provider=provider, model=model, session_id=session_id,
+            output_format=output_format, approval=approval, max_turns=max_turns, max_tokens=max_tokens,
+            sandbox=sandbox, mode=mode, record=record, replay=replay, replay_tools=replay_tools,
+            max_total_tokens=max_total_tokens, max_cost=max_cost, fork=fork, chat=chat, images=images))
     resume = _session_to_resume(resume, session_id, fork=fork, continue_latest=continue_latest)
     _check_cassette_options(record, replay, replay_tools)
     attached = _read_images(images)
@@ -181,6 +189,55 @@ def _start_chat(request: Any, approval: str, first_message: str | None, *, attac
     if first_run:
         _first_run_setup()
     return run_repl(request, approval=approval, first_message=first_message)
+
+
+def _check_worktree(name: str, *, resumed: bool) -> None:
+    from ..errors import UsageError
+
+    if resumed:
+        raise UsageError.single("--worktree starts a new session in a new worktree; a resumed one goes on where "
+                                "it ran", fix="drop --worktree, or drop --resume to start afresh")
+    if name:
+        from ..sessions.worktrees import check_name
+
+        check_name(name)
+
+
+def _in_worktree(name: str, run: Any) -> int:
+    """Run the session in a new git worktree (sessions/worktrees.py): say where it is, work there, then keep it
+    with its changes committed on its branch, or remove it when nothing changed."""
+    import os
+    from pathlib import Path
+
+    from ..config.paths import AmplifierPaths
+    from ..errors import AmplifierError
+    from ..sessions.worktrees import create_worktree, finish_worktree
+
+    paths = AmplifierPaths.discover()
+    worktree = create_worktree(paths.data_dir, paths.cwd, name or None)
+    sys.stderr.write(f"Working in worktree '{worktree.name}' at {worktree.path} (branch {worktree.branch}, "
+                     f"from {worktree.base[:8]}); the main checkout is left as it is.\n")
+    sys.stderr.flush()
+    previous = Path.cwd()
+    inside = worktree.path / previous.relative_to(worktree.repo) if previous.is_relative_to(worktree.repo) \
+        else worktree.path
+    os.chdir(inside if inside.is_dir() else worktree.path)
+    try:
+        return run()
+    finally:
+        os.chdir(previous)
+        try:
+            kept = finish_worktree(worktree, f"amplifier: the session's work in worktree {worktree.name}")
+        except AmplifierError as error:
+            sys.stderr.write(f"warning: worktree '{worktree.name}' ({worktree.path}): {error.render()}\n")
+        else:
+            if kept:
+                files = ", ".join(worktree.changed_files[:10]) + (" ..." if len(worktree.changed_files) > 10 else "")
+                sys.stderr.write(f"Worktree '{worktree.name}' kept at {worktree.path}: branch {worktree.branch} "
+                                 f"changes {files or 'nothing'}. Remove it with: amplifier worktree remove "
+                                 f"{worktree.name}\n")
+            else:
+                sys.stderr.write(f"Worktree '{worktree.name}' removed: nothing changed in it.\n")
 
 
 def _read_images(images: list[str] | None) -> list[dict[str, Any]]:

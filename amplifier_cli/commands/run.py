@@ -44,6 +44,10 @@ def register(root: typer.Typer) -> None:
         replay_tools: bool = typer.Option(False, "--replay-tools", help="With --replay: replay tool results too."),
         fork: bool = typer.Option(False, "--fork", help="With --resume: resume into a copy; the original stays."),
         images: list[str] = typer.Option(None, "--image", help="Attach a PNG, JPEG, GIF or WebP image (repeatable)."),
+        worktree: str = typer.Option(None, "--worktree", metavar="[NAME]",
+                                     help="Work in a new git worktree on a new branch from HEAD (NAME, or a "
+                                          "generated one); --worktree=NAME, or the prompt first, is never "
+                                          "ambiguous."),
     ) -> None:
         """Run a prompt (one-shot), or start the interactive chat when no prompt is given."""
         raise typer.Exit(
@@ -67,6 +71,7 @@ def register(root: typer.Typer) -> None:
                 replay_tools=replay_tools,
                 fork=fork,
                 images=list(images) if images else None,
+                worktree=worktree,
             )
         )
 

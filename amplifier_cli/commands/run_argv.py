@@ -39,12 +39,15 @@ RUN_OPTIONS: dict[str, str] = {
     "--record": "record",
     "--replay": "replay",
     "--image": "images",
+    "--worktree": "worktree",  # an optional value: always left to typer (TYPER_ONLY)
 }
+# options whose meaning depends on what follows them (an optional value): a line with one goes to typer
+TYPER_ONLY = frozenset({"--worktree"})
 # flags (no value) -> parameter of `launch.start`, set to True
 RUN_FLAGS: dict[str, str] = {"--fork": "fork"}
 CONTINUE_OPTIONS: dict[str, str] = {
     flag: parameter for flag, parameter in RUN_OPTIONS.items()
-    if parameter not in ("resume", "session_id", "record", "replay", "max_tokens", "images")
+    if parameter not in ("resume", "session_id", "record", "replay", "max_tokens", "images", "worktree")
 }
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"run": RUN_OPTIONS, "continue": CONTINUE_OPTIONS}
 # flags (no value; present = True)
@@ -59,6 +62,31 @@ REPEATED_PARAMETERS = frozenset({"images"})
 
 ACP_OPTIONS: dict[str, str] = {flag: RUN_OPTIONS[flag] for flag in (
     "--profile", "-P", "--bundle", "-B", "--provider", "-p", "--model", "-m", "--sandbox", "--approval", "--mode")}
+
+
+def with_worktree_values(arguments: list[str]) -> list[str]:
+    """`--worktree [NAME]` spelled the one way click reads: `--worktree=NAME`, or `--worktree=` for a generated name.
+    The word after a bare `--worktree` is its NAME only when it could be one (no space, no leading dash), so
+    `--worktree "fix the bug"` keeps its prompt; `--worktree=NAME` or the prompt first is never ambiguous."""
+    import re
+
+    rewritten: list[str] = []
+    position = 0
+    while position < len(arguments):
+        token = arguments[position]
+        position += 1
+        if token == "--":
+            return rewritten + arguments[position - 1:]
+        if token != "--worktree":
+            rewritten.append(token)
+            continue
+        following = arguments[position] if position < len(arguments) else None
+        if following is not None and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", following):
+            rewritten.append(f"--worktree={following}")
+            position += 1
+        else:
+            rewritten.append("--worktree=")
+    return rewritten
 
 
 def parse_acp_line(arguments: list[str]) -> dict[str, Any] | None:
@@ -97,7 +125,7 @@ def _parse_options(arguments: list[str], options: dict[str, str], flags: dict[st
             continue
         flag, equals, inline = token.partition("=") if token.startswith("--") else (token, "", "")
         parameter = options.get(flag)
-        if parameter is None:
+        if parameter is None or flag in TYPER_ONLY:
             return None
         if equals:
             value = inline

@@ -274,7 +274,8 @@ def rewind(
     _, record = _find(session_id)
     record.lock()
     try:
-        repo = ShadowRepo(AmplifierPaths.discover().data_dir, project_of(record), record.directory / INDEX_FILE)
+        data_dir = AmplifierPaths.discover().data_dir
+        repo = ShadowRepo(data_dir, project_of(record, data_dir), record.directory / INDEX_FILE)
         try:
             plan = plan_rewind(record, repo, to, files=not conversation_only, conversation=not files_only)
         except ValueError as error:

@@ -10,6 +10,7 @@ from typing import Any
 
 APP_NAME = "amplifier"
 PROJECT_DIR_NAME = ".amplifier"
+WORKTREE_ORIGIN_FILE = "origin"  # in <data>/worktrees/<repository>/: the real path of the repository
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class AmplifierPaths:
     cache_dir: Path
     cwd: Path
     project_root: Path | None  # None when no project scope is available (e.g. running from the home dir)
+    # a git worktree the app made (sessions/worktrees.py) that cwd is in: the session's files are there, while the
+    # project (its settings, profiles, trust) stays the repository it was made from
+    worktree: Path | None = None
     trust_cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # config/trust.py's
 
     @classmethod
@@ -37,7 +41,15 @@ class AmplifierPaths:
             config_dir = Path(platformdirs.user_config_dir(APP_NAME))
             data_dir = Path(platformdirs.user_data_dir(APP_NAME))
             cache_dir = Path(platformdirs.user_cache_dir(APP_NAME))
+        worktree, origin = app_worktree_of(cwd, data_dir)
+        if worktree is not None and origin is not None:
+            return cls(config_dir, data_dir, cache_dir, cwd, find_project_root(origin), worktree)
         return cls(config_dir, data_dir, cache_dir, cwd, find_project_root(cwd))
+
+    @property
+    def files_root(self) -> Path:
+        """The tree the session's files are in (what checkpoints snapshot): the worktree, else the project."""
+        return self.worktree or self.project_root or self.cwd
 
     # user scope
     @property
@@ -72,6 +84,24 @@ class AmplifierPaths:
     @property
     def workspace_modules_dir(self) -> Path | None:
         return self.project_dir / "modules" if self.project_dir else None
+
+
+def app_worktree_of(cwd: Path, data_dir: Path) -> tuple[Path | None, Path | None]:
+    """(the worktree, its repository) when ``cwd`` is inside a worktree the app keeps under
+    ``<data_dir>/worktrees/<repository>/<name>``, else (None, None). Reads one small file; runs no git."""
+    folder = data_dir.resolve() / "worktrees"
+    try:
+        relative = cwd.relative_to(folder)
+    except ValueError:
+        return None, None
+    if len(relative.parts) < 2:
+        return None, None
+    origin_file = folder / relative.parts[0] / WORKTREE_ORIGIN_FILE
+    try:
+        origin = Path(origin_file.read_text(encoding="utf-8").strip())
+    except OSError:
+        return None, None
+    return folder / relative.parts[0] / relative.parts[1], origin if origin.is_dir() else None
 
 
 def find_project_root(cwd: Path) -> Path | None:

@@ -107,6 +107,14 @@ class RoutingSettings(BaseModel):
     overrides: dict[str, list[dict[str, Any]]] | None = None
 
 
+class SubagentsSettings(BaseModel):
+    """`subagents.max_parallel`: how many sub-agents may wait on the model at once (the rest queue)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_parallel: int | None = Field(default=None, ge=1, le=64)
+
+
 class SkillsSettings(BaseModel):
     """`skills.dirs`: more skill directories (or `git+URL[@ref][#subdirectory=...]` sources) for tool-skills."""
 
@@ -147,6 +155,7 @@ class SettingsFile(BaseModel):
     bundle: BundleSettings | None = None
     notify: NotifySettings | None = None
     routing: RoutingSettings | None = None
+    subagents: SubagentsSettings | None = None
     skills: SkillsSettings | None = None  # trust-gated in a project: a skill tells the model what to run
     sandbox: SandboxSettingsSection | None = None  # trust-gated in a project: it widens where commands may connect
     allowed_dirs: list[str] | None = None  # extra write roots of the file tools (`amplifier allowed-dirs`)

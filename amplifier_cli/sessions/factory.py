@@ -362,7 +362,7 @@ def _attach(session: AmplifierSession, record: SessionRecord, built: BuiltPlan, 
     if record.metadata.parent_id is None:  # a sub-agent's changes are inside its parent's `task` call
         from .checkpoints import INDEX_FILE, Checkpointer, ShadowRepo
 
-        repo = ShadowRepo(located.paths.data_dir, project_key(located.paths), record.directory / INDEX_FILE)
+        repo = ShadowRepo(located.paths.data_dir, located.paths.files_root, record.directory / INDEX_FILE)
         checkpointer = Checkpointer(repo, record)
         checkpointer.warn = lambda text: sys.stderr.write(f"warning: {text}\n")
         checkpointer.attach(coordinator.hooks)

@@ -22,7 +22,7 @@ ACCEPT_EDITS = "accept-edits"  # edits the rules could allow for good are allowe
 MODES = ("normal", "plan", ACCEPT_EDITS)
 DEFAULT_MODE = "normal"
 READ_ONLY_TOOLS = frozenset({"read_file", "glob", "grep", "web_fetch", "web_search", "load_skill", "todo", "task",
-                             "mcp_read_resource", "bash_output"})
+                             "task_output", "mcp_read_resource", "bash_output"})
 GATE_PRIORITY = -10_000
 REFUSAL = ("plan mode: only reading tools run now, so '{tool}' was not run{why}. Keep reading and thinking, then "
            "present your plan; the user leaves plan mode (/mode normal or Shift-Tab) to let you carry it out.")

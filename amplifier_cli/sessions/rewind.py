@@ -64,5 +64,9 @@ def apply_rewind(record: SessionRecord, repo: ShadowRepo, plan: RewindPlan, *, o
     return skipped
 
 
-def project_of(record: SessionRecord) -> Path:
-    return Path(record.metadata.project)
+def project_of(record: SessionRecord, data_dir: Path) -> Path:
+    """The tree the session's checkpoints snapshot: the app's worktree it ran in, else its project."""
+    from ..config.paths import app_worktree_of
+
+    worktree, _ = app_worktree_of(Path(record.metadata.cwd).resolve(), data_dir)
+    return worktree or Path(record.metadata.project)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from amplifier_core import HookResult
+from amplifier_support.capability_names import SESSION_SUBAGENTS
 
 from .interrupts import TurnControl, TurnInterrupted
 
@@ -60,6 +61,13 @@ class TurnOutcome:
     error: BaseException | None = None
     budget_stop: Any = None  # sessions.budget.BudgetStop when a budget ended (or refused) the turn
     facts: TurnFacts = field(default_factory=TurnFacts)
+    background: list[Any] = field(default_factory=list)  # subagent_hub.ChildRun: background children still running
+
+    def background_lines(self) -> list[str]:
+        """One line per background sub-agent still running at the turn's end, for a front-end to show."""
+        return [f"background sub-agent '{run.agent}' ({run.session_id[:8]}) is still running after "
+                f"{run.elapsed():.0f}s" + (f", in {run.current_tool}" if run.current_tool else "")
+                for run in self.background]
 
     @property
     def cut_at_max_tokens(self) -> bool:
@@ -79,15 +87,24 @@ async def run_turn(live: Any, prompt: str, images: list[dict[str, Any]] | None =
                    control: TurnControl | None = None, sigint: bool = False) -> TurnOutcome:
     """Run one turn of ``live`` (a LiveSession) under ``control`` and say how it ended; never raises for a turn
     that failed (the outcome carries the error), so the session answers the next prompt."""
-    from amplifier_core import LLMError
-    from amplifier_core.cassette import ReplayMismatch
-
     stop = live.usage.budget_stop
     if stop is not None and stop.budget != "max_turns":  # a session budget, once reached, ends the spending
         return TurnOutcome("budget_spent", budget_stop=stop)
     control = control or TurnControl(live.coordinator)
     facts = live.turn_facts
     facts.reset()
+    outcome = await _run(live, prompt, images, control, sigint, facts)
+    hub = live.coordinator.get_capability(SESSION_SUBAGENTS)
+    if hub is not None:
+        outcome.background = [run for run in hub.running(live.session_id) if run.background]
+    return outcome
+
+
+async def _run(live: Any, prompt: str, images: list[dict[str, Any]] | None, control: TurnControl, sigint: bool,
+               facts: TurnFacts) -> TurnOutcome:
+    from amplifier_core import LLMError
+    from amplifier_core.cassette import ReplayMismatch
+
     try:
         response = await control.run(lambda: live.execute(prompt, images), sigint=sigint)
     except TurnInterrupted:

@@ -10,7 +10,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
-from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER
+from amplifier_support.capability_names import SESSION_SUBAGENTS, UI_OUTPUT, UI_RENDERS_ANSWER
 
 from ..config.trust import project_trust
 from ..errors import AmplifierError
@@ -141,6 +141,11 @@ async def run_one_shot(request: SessionRequest, options: OneShotOptions) -> int:
                 outcome = await run_turn(live, options.prompt, options.images, control=control, sigint=True)
             finally:
                 stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
+            hub = live.coordinator.get_capability(SESSION_SUBAGENTS)
+            if outcome.background and hub is not None:  # the run ends here: so do its children, before `result`
+                for line in outcome.background_lines():
+                    sys.stderr.write(f"{line}; it stops now, with this run\n")
+                await hub.stop_background(live.session_id)
             return _report(live, outcome, started, out, fmt)
         finally:
             await live.close()
@@ -170,6 +175,9 @@ def _announce(live: LiveSession, fmt: OutputFormat, out: TextIO) -> None:
                       "provider": live.provider_name, "model": live.model_name, "tools": live.tool_names,
                       "resumed": live.resumed, "trust": project_trust(live.paths).summary()})
         writer.attach(live.coordinator.hooks)
+        hub = live.coordinator.get_capability(SESSION_SUBAGENTS)
+        if hub is not None:
+            writer.attach_children(hub)
 
 
 def _report(live: LiveSession, outcome: TurnOutcome, started: float, out: TextIO, fmt: OutputFormat) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -39,7 +39,7 @@ class AgentMeta(BaseModel):
 CLAUDE_TOOL_NAMES = {
     "Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file", "Glob": "glob",
     "Grep": "grep", "Bash": "bash", "BashOutput": "bash_output", "WebFetch": "web_fetch",
-    "WebSearch": "web_search", "TodoWrite": "todo", "Task": "task", "Skill": "load_skill",
+    "WebSearch": "web_search", "TodoWrite": "todo", "Task": "task", "TaskOutput": "task_output", "Skill": "load_skill",
 }
 """Claude Code's tool names -> this app's, so a `tools: Read, Grep` line written for Claude Code works here."""
 INHERITED_MODELS = frozenset({"inherit", "sonnet", "opus", "haiku"})
@@ -87,6 +87,8 @@ class AgentFile(BaseModel):
     exclude: ExcludeSection | None = None
     agents: Any = None
     color: str | None = None  # Claude Code's display colour; accepted, not used
+    # `worktree`: the agent works in a git worktree of its own, on a new branch (sessions/worktrees.py)
+    isolation: Literal["worktree", "none"] | None = None
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -112,6 +114,7 @@ class AgentDefinition:
     path: str | None = None
     tool_names: list[str] | None = None  # Claude Code's `tools`: only these of the parent's tools (None: all)
     model_role: str | list[str] | None = None  # resolved through the routing matrix at spawn (an explicit model wins)
+    isolation: str | None = None  # "worktree": the sub-agent works in a git worktree of its own
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-safe data: the form kept in the `agents.catalog` capability and printed by --json."""
@@ -127,6 +130,7 @@ class AgentDefinition:
             "path": self.path,
             "tool_names": self.tool_names,
             "model_role": self.model_role,
+            "isolation": self.isolation,
         }
 
     @classmethod
@@ -187,6 +191,7 @@ def definition_from_document(
         path=str(doc.path),
         tool_names=tool_names,
         model_role=clean.get("model_role") or meta.get("model_role"),
+        isolation=clean.get("isolation") if clean.get("isolation") != "none" else None,
     )
     return definition, []
 

@@ -8,10 +8,12 @@ and the editor's requests into turns. Nothing here writes to stdout: only the co
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from amplifier_core import HookResult
+from amplifier_support.capability_names import SESSION_SUBAGENTS
 
 from ...sessions.interrupts import TurnControl
 from ...sessions.turns import TurnOutcome, run_turn
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from ...sessions.live import LiveSession
 
 LATE = 1000  # after hooks-redaction: what the editor sees has its secrets masked
+# set while a sub-agent's event is translated: every update it sends carries `_meta` naming the agent
+_CHILD_META: ContextVar[dict[str, Any] | None] = ContextVar("acp_child_meta", default=None)
 PREVIEW_LIMIT = 1024 * 1024  # a file larger than this gets no diff in the editor
 
 
@@ -56,6 +60,9 @@ class AcpSession:
 
     # -- sending ------------------------------------------------------------------------------------------
     async def update(self, update: Any) -> None:
+        meta = _CHILD_META.get()
+        if meta is not None:
+            update = update.model_copy(update={"field_meta": {**(update.field_meta or {}), **meta}})
         try:
             await self.conn.session_update(session_id=self.id, update=update)
         except ConnectionError:  # the editor went away; the turn goes on and is saved
@@ -74,6 +81,35 @@ class AcpSession:
                                ("tool:error", self._on_tool_error), ("todo:updated", self._on_todos),
                                ("llm:response", self._on_usage), ("provider:retry", self._on_retry)):
             hooks.register(event, handler, priority=LATE, name=f"acp:{event}")
+        hub = self.live.coordinator.get_capability(SESSION_SUBAGENTS)
+        if hub is not None:
+            hub.observe(self._on_child_event)
+
+    async def _on_child_event(self, event: str, data: dict[str, Any], run: Any) -> None:
+        """A sub-agent's event, shown as the parent's would be with `_meta.amplifier` naming the agent: its text
+        as thought (it is not the answer), its tool calls as tool calls, its status as a line of thought."""
+        from acp import update_agent_thought_text
+
+        handlers = {"content_block:delta": self._on_child_text, "thinking:delta": self._on_thinking,
+                    "tool:pre": self._on_tool_pre, "tool:post": self._on_tool_post, "tool:error": self._on_tool_error,
+                    "llm:response": self._on_usage}
+        token = _CHILD_META.set({"amplifier": {"agent": run.agent, "session_id": run.session_id,
+                                               "parent_session_id": run.parent_session_id}})
+        try:
+            if event == "subagent:status":
+                await self.update(update_agent_thought_text(
+                    f"[agent {run.agent} {run.session_id[:8]}: {data.get('status')}]\n"))
+            elif event in handlers:
+                await handlers[event](event, data)
+        finally:
+            _CHILD_META.reset(token)
+
+    async def _on_child_text(self, event: str, data: dict[str, Any]) -> HookResult:
+        from acp import update_agent_thought_text
+
+        if data.get("block_type", "text") == "text" and data.get("delta"):
+            await self.update(update_agent_thought_text(str(data["delta"])))
+        return HookResult()
 
     async def _on_text(self, event: str, data: dict[str, Any]) -> HookResult:
         if data.get("block_type", "text") == "text" and data.get("delta"):
@@ -343,6 +379,8 @@ class AcpSession:
             self.control = None
             self._started.clear()
             self._edits.clear()
+        for line in outcome.background_lines():
+            await self.say(f"\n({line}; the model can read it with task_output)\n")
         if outcome.budget_stop is not None:
             spent = "; no more model calls in this session" if outcome.ending == "budget_spent" else ""
             await self.say(f"\nStopped: {outcome.budget_stop.message()}{spent}.\n")

@@ -311,6 +311,8 @@ class Repl:
             stop_indicator(live.coordinator)  # also when the turn failed or was interrupted
             self.guard_sigint()  # the turn dropped its SIGINT handler: the default would kill us
         ending = outcome.ending
+        for line in outcome.background_lines():
+            say(f"{line} (the model can read it with task_output)", "dim")
         if ending == "budget_spent":  # a reached budget ends the chat's spending for good
             say(f"The {outcome.budget_stop.message()}; no more model calls in this chat."
                 " Resume it with a higher limit: amplifier run --resume " + live.session_id[:8], "warning")

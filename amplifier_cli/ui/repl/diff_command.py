@@ -15,14 +15,13 @@ def _style(line: str) -> str | None:
 
 async def diff_command(repl: Any, argument: str) -> bool:
     from ...sessions.checkpoints import INDEX_FILE, CheckpointError, ShadowRepo
-    from ...sessions.factory import project_key
     from ...sessions.session_diff import session_diff
 
     live = await repl.session()
     if live is None:
         return True
     try:
-        repo = ShadowRepo(repl.paths.data_dir, project_key(repl.paths), live.record.directory / INDEX_FILE)
+        repo = ShadowRepo(repl.paths.data_dir, repl.paths.files_root, live.record.directory / INDEX_FILE)
         diff = session_diff(live.record.directory, repo)
     except CheckpointError as error:
         say(f"No diff: {error}", "error")

@@ -13,7 +13,6 @@ MODES = {"": (True, True), "files": (True, False), "conversation": (False, True)
 
 async def rewind_command(repl: Any, argument: str) -> bool:
     from ...sessions.checkpoints import INDEX_FILE, CheckpointError, ShadowRepo
-    from ...sessions.factory import project_key
     from ...sessions.rewind import apply_rewind, plan_rewind
     from ...sessions.store.fork import turn_starts
     from .approval import choose_option
@@ -37,7 +36,7 @@ async def rewind_command(repl: Any, argument: str) -> bool:
         return True
     turn = int(words[0])
     files, conversation = MODES[mode]
-    repo = ShadowRepo(repl.paths.data_dir, project_key(repl.paths), live.record.directory / INDEX_FILE)
+    repo = ShadowRepo(repl.paths.data_dir, repl.paths.files_root, live.record.directory / INDEX_FILE)
     try:
         plan = plan_rewind(live.record, repo, turn, files=files, conversation=conversation)
     except (ValueError, CheckpointError) as error:

@@ -13,7 +13,7 @@ import sys
 from typing import Any, Literal
 
 from amplifier_core.module_config import ModuleConfig, parse_module_config
-from amplifier_support.capability_names import UI_OUTPUT, UI_RENDERS_ANSWER, UI_WORKING_INDICATOR
+from amplifier_support.capability_names import SUBAGENTS_RUNNING, UI_OUTPUT, UI_RENDERS_ANSWER, UI_WORKING_INDICATOR
 
 from .renderer import StreamingRenderer, UISettings, make_handlers
 from .working import WorkingIndicator
@@ -81,6 +81,8 @@ async def mount(coordinator: Any, config: dict[str, Any] | None = None):
         coordinator.register_capability(UI_RENDERS_ANSWER, True)
     if renderer.indicator.enabled:
         coordinator.register_capability(UI_WORKING_INDICATOR, renderer.indicator)
+        if isinstance(renderer.indicator, WorkingIndicator):  # the app's running sub-agents, listed under it
+            renderer.indicator.children = lambda: (coordinator.get_capability(SUBAGENTS_RUNNING) or list)()
         output = coordinator.get_capability(UI_OUTPUT)
         if isinstance(output, dict):  # sub-agents' UIs are opened with a copy of this: they erase it too
             output[UI_WORKING_INDICATOR] = renderer.indicator

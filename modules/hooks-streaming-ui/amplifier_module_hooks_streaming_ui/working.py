@@ -2,6 +2,9 @@
 tool does not look like a hang. It shows a spinner, the elapsed time, the output tokens so far, the tools
 running and how to interrupt.
 
+Below it, one line per sub-agent running (its agent, elapsed time and current tool), read from the app's
+capability ``subagents.running`` when the app offers it.
+
 It draws only on a terminal (never into a pipe or a file), only when the cursor is at the start of an empty
 line (so it never splits streamed text), and it is erased before anything else is printed: the renderer
 calls :meth:`WorkingIndicator.clear` before each write, and the app pauses it around its own questions
@@ -24,6 +27,8 @@ TICK_SECONDS = 0.1
 CHARS_PER_TOKEN = 4  # estimate for text still streaming; the provider's count replaces it per response
 INTERRUPT_HINT = "Ctrl-C to interrupt"
 _CLEAR = "\r\x1b[K"
+_CLEAR_BELOW = "\r\x1b[J"  # the indicator line and the sub-agent lines under it
+MAX_CHILD_LINES = 6
 _DIM, _RESET = "\x1b[2m", "\x1b[0m"
 
 
@@ -72,6 +77,8 @@ class WorkingIndicator:
         self._progress: dict[str, str] = {}  # tool name -> its latest progress (MCP progress notifications)
         self._stopping = False
         self._conditions: list[Callable[[], bool]] = []
+        self.children: Callable[[], list[dict[str, Any]]] = list  # the running sub-agents (capability)
+        self._lines_below = 0
 
     def add_draw_condition(self, condition: Callable[[], bool]) -> Callable[[], None]:
         """Draw only while ``condition()`` also holds (a sub-agent's output is at a line start too); returns
@@ -159,22 +166,47 @@ class WorkingIndicator:
         parts.append(INTERRUPT_HINT)
         return " · ".join(parts)
 
+    def child_lines(self) -> list[str]:
+        """One line per running sub-agent, e.g. ``  ⎿ reviewer · 12s · grep`` (at most MAX_CHILD_LINES)."""
+        try:
+            children = list(self.children() or [])
+        except Exception:  # the list is a courtesy: never let it stop the indicator
+            return []
+        lines = []
+        for child in children[:MAX_CHILD_LINES]:
+            doing = child.get("current_tool") or ("waiting for a slot" if child.get("queued") else "thinking")
+            mark = " (background)" if child.get("background") else ""
+            lines.append(f"  ⎿ {child.get('agent')}{mark} · {elapsed_text(float(child.get('elapsed_seconds') or 0))}"
+                         f" · {doing}")
+        if len(children) > MAX_CHILD_LINES:
+            lines.append(f"  ⎿ … and {len(children) - MAX_CHILD_LINES} more")
+        return lines
+
     def draw(self) -> None:
         if self.stream is None or self._paused or not self._can_draw() \
                 or not all(condition() for condition in self._conditions):
             return
-        text = fit(self.line(), max(self._width() - 1, 10))
+        cells = max(self._width() - 1, 10)
+        rows = [fit(self.line(), cells), *(fit(line, cells) for line in self.child_lines())]
         if self._color:
-            text = _DIM + text + _RESET
-        self.stream.write("\r" + text + "\x1b[K")
+            rows = [_DIM + row + _RESET for row in rows]
+        below = len(rows) - 1
+        # the sub-agent lines go under the indicator; the cursor returns to the indicator line's start
+        text = "\r" + "\x1b[K\n".join(rows) + "\x1b[K" + (f"\x1b[{below}A\r" if below else "")
+        if self._lines_below > below:  # fewer children than last time: erase the stale lines too
+            text = _CLEAR_BELOW + text
+        self.stream.write(text)
         self.stream.flush()
         self._drawn = True
+        self._lines_below = below
 
     def clear(self) -> None:
-        """Erase the line if it is on screen (the cursor goes back to the start of that empty line)."""
+        """Erase the line (and the sub-agent lines under it) if it is on screen (the cursor goes back to the
+        start of that empty line)."""
         if self._drawn and self.stream is not None:
             self._drawn = False
-            self.stream.write(_CLEAR)
+            self.stream.write(_CLEAR_BELOW if self._lines_below else _CLEAR)
+            self._lines_below = 0
             self.stream.flush()
 
     @contextmanager

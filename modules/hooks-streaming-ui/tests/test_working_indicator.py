@@ -154,3 +154,25 @@ async def test_a_running_tools_progress_is_shown_by_its_name_until_it_finishes(m
     await coordinator.hooks.emit("tool:pre", {"tool_name": "mcp__web__steps", "tool_input": {}, "tool_call_id": "c2"})
     assert "Running mcp__web__steps… 0s" in indicator.line()  # the finished call's progress is gone
     await coordinator.hooks.emit("execution:end", {"status": "success"})
+
+
+async def test_running_sub_agents_are_listed_under_the_line_and_erased_with_it(monkeypatch) -> None:
+    monkeypatch.setenv("TERM", "xterm")
+    coordinator = ModuleCoordinator(_Session())
+    terminal = _Terminal()
+    children = [{"agent": "reviewer", "elapsed_seconds": 12.4, "current_tool": "grep"},
+                {"agent": "writer", "elapsed_seconds": 75, "current_tool": None, "queued": True, "background": True}]
+    coordinator.register_capability("subagents.running", lambda: list(children))
+    coordinator.register_capability("ui.output", {"stream": terminal, "working_stream": terminal})
+    await mount(coordinator, {})
+    indicator = coordinator.get_capability(UI_WORKING_INDICATOR)
+    await coordinator.hooks.emit("execution:start", {"prompt": "x"})
+    indicator.draw()
+    drawn = terminal.getvalue()
+    assert "\n  ⎿ reviewer · 12s · grep\x1b[K\n  ⎿ writer (background) · 1m 15s · waiting for a slot\x1b[K" in drawn
+    assert drawn.endswith("\x1b[2A\r")  # back on the indicator's line
+    children.pop()
+    indicator.draw()  # one child fewer: the stale line is erased first
+    assert terminal.getvalue()[len(drawn):].startswith("\r\x1b[J\r")
+    await coordinator.hooks.emit("execution:end", {"status": "completed"})
+    assert terminal.getvalue().endswith("\x1b[1A\r\r\x1b[J") and not indicator.running

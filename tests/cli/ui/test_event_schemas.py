@@ -13,6 +13,7 @@ import pytest
 from testkit.event_schemas import SCHEMAS, assert_stream_lines_valid, assert_transcript_valid, schema_problems
 
 from amplifier_cli.sessions.store.transcript import TranscriptWriter, read_transcript
+from amplifier_cli.sessions.subagent_hub import ChildRun, SubAgentHub
 from amplifier_cli.ui.output_formats import StreamJsonWriter, write_json_line
 
 DOCS = SCHEMAS.parent / "EVENTS.md"
@@ -24,20 +25,25 @@ def _writer_lines() -> list[dict]:
     writer = StreamJsonWriter(out)
     sid = {"session_id": "s-1"}
     calls = [
-        (writer._on_delta, {"block_type": "text", "delta": "Hel", **sid}),
-        (writer._on_block_end, {"block": {"type": "text", "text": "Hello"}, **sid}),
-        (writer._on_thinking, {"delta": "hmm", **sid}),
-        (writer._on_tool_pre, {"tool_call_id": "c1", "tool_name": "bash", "tool_input": {"command": "ls"}, **sid}),
-        (writer._on_tool_post, {"tool_call_id": "c1", "tool_name": "bash",
-                                "tool_result": {"success": False, "output": None, "error": {"message": "no"}}, **sid}),
-        (writer._on_tool_error, {"tool_call_id": "c1", "tool_name": "bash", "error": "boom", **sid}),
-        (writer._on_llm_response, {"provider": "anthropic", "model": "m", "usage": {"input_tokens": 3},
-                                   "cost_usd": "0.01", **sid}),
-        (writer._on_provider_error, {"error": "overloaded", **sid}),
-        (writer._on_retry, {"attempt": 1, "delay": 0.5, "message": "overloaded", **sid}),
+        ("content_block:delta", {"block_type": "text", "delta": "Hel", **sid}),
+        ("content_block:end", {"block": {"type": "text", "text": "Hello"}, **sid}),
+        ("thinking:delta", {"delta": "hmm", **sid}),
+        ("tool:pre", {"tool_call_id": "c1", "tool_name": "bash", "tool_input": {"command": "ls"}, **sid}),
+        ("tool:post", {"tool_call_id": "c1", "tool_name": "bash",
+                       "tool_result": {"success": False, "output": None, "error": {"message": "no"}}, **sid}),
+        ("tool:error", {"tool_call_id": "c1", "tool_name": "bash", "error": "boom", **sid}),
+        ("llm:response", {"provider": "anthropic", "model": "m", "usage": {"input_tokens": 3}, "cost_usd": "0.01",
+                          **sid}),
+        ("provider:error", {"error": "overloaded", **sid}),
+        ("provider:retry", {"attempt": 1, "delay": 0.5, "message": "overloaded", **sid}),
     ]
-    for handler, data in calls:
-        asyncio.run(handler("event", data))
+    for event, data in calls:
+        asyncio.run(writer._on_event(event, data))
+    hub = SubAgentHub()
+    writer.attach_children(hub)
+    run = ChildRun(session_id="c-1", agent="helper", parent_session_id="s-1")
+    for event, data in [("subagent:status", {"status": "queued"}), *calls]:
+        asyncio.run(hub.publish(event, {**data, "session_id": "c-1"}, run))
     writer.write({"type": "init", "session_id": "s-1", "profile": "p", "provider": None, "model": None,
                   "tools": ["bash"], "resumed": False, "trust": {"trusted": True}})
     write_json_line(out, {"type": "result", "session_id": None, "status": "error", "response": None, "usage": None,
@@ -56,6 +62,14 @@ def test_every_type_the_writer_produces_fits_the_schema_and_is_documented() -> N
     for name in published:
         assert f"| `{name}` |" in docs, f"type {name} is not documented in {DOCS}"
     assert all(line["schema_version"] == 1 for line in lines)
+
+
+def test_a_sub_agents_lines_name_its_agent_and_parent_and_the_parents_do_not() -> None:
+    lines = _writer_lines()
+    child = [line for line in lines if line["session_id"] == "c-1"]
+    assert len(child) == 10 and child[0]["type"] == "agent_status" and child[0]["status"] == "queued"
+    assert all(line["agent"] == "helper" and line["parent_session_id"] == "s-1" for line in child)
+    assert not any("agent" in line for line in lines if line["session_id"] == "s-1")
 
 
 def test_a_line_without_schema_version_or_with_an_unknown_field_does_not_fit() -> None:
