@@ -22,6 +22,7 @@ READ_ONLY_TOOLS = frozenset({"read_file", "glob", "grep", "list_directory", "ls"
                              "web_fetch", "web_search", "load_skill"})
 MAX_FILES = 100_000  # unless AMPLIFIER_CHECKPOINT_MAX_FILES says otherwise
 MAX_BYTES = 1024 * 1024 * 1024  # unless AMPLIFIER_CHECKPOINT_MAX_BYTES says otherwise
+_VANISHED = ("unable to stat", "No such file or directory")  # git add raced a file being replaced
 _IDENTITY = {"GIT_AUTHOR_NAME": "amplifier", "GIT_AUTHOR_EMAIL": "checkpoints@amplifier.invalid",
              "GIT_COMMITTER_NAME": "amplifier", "GIT_COMMITTER_EMAIL": "checkpoints@amplifier.invalid"}
 
@@ -117,9 +118,21 @@ class ShadowRepo:
     def snapshot(self, message: str) -> str:
         """Commit the work tree as it is now; returns the commit id."""
         self.ensure()
-        self.git("add", "-A", ".")
+        self._add_all()
         tree = self.git("write-tree").strip()
         return self.git("commit-tree", tree, "-m", message).strip()
+
+    def _add_all(self, attempts: int = 3) -> None:
+        """Stage the work tree. Another session (or sub-agent) writing in the same project replaces files through a
+        temporary name: a file git listed may be gone when it reads it ("unable to stat"). That is a file that
+        vanished, not a broken repository: listing again finds the tree as it is now."""
+        for attempt in range(1, attempts + 1):
+            try:
+                self.git("add", "-A", ".")
+                return
+            except CheckpointError as error:
+                if attempt == attempts or not any(sign in str(error) for sign in _VANISHED):
+                    raise
 
     def changed(self, old: str, new: str) -> list[tuple[str, str]]:
         """(status, path) of files that differ between two snapshots (A added, D deleted, M modified)."""

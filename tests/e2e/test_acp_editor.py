@@ -282,6 +282,8 @@ async def test_cancelling_while_the_trust_question_is_open_sends_nothing(e2e_api
 
 
 async def test_a_sub_agents_question_shows_its_call_first_and_is_answered_in_the_editor(e2e_api) -> None:
+    """The child's own updates reach the editor marked with its agent (_meta.amplifier), its tool call before the
+    question about it; where they do not (an event the parent never forwards), the question shows the call first."""
     from testkit.agent_profiles import is_agent, is_parent, write_agent
 
     project = e2e_api.project
@@ -303,6 +305,7 @@ async def test_a_sub_agents_question_shows_its_call_first_and_is_answered_in_the
         [(_, asked, _)] = client.permission_requests
         assert asked.tool_call_id == "child_write"
         shown = [update for update in client.of_kind("tool_call") if update.tool_call_id == "child_write"]
-        assert shown and shown[0].title == "Write out.txt (sub-agent)"
+        assert shown and shown[0].title.startswith("Write out.txt")  # the editor saw the call before the question
+        assert shown[0].field_meta["amplifier"]["agent"] == "writer"
         assert client.agent_text().endswith("Parent done.")
     assert (project / "out.txt").read_text() == "from the child\n"

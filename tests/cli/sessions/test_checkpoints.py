@@ -135,3 +135,32 @@ async def test_sessions_side_by_side_stage_in_their_own_index_so_one_mid_snapsho
     assert repos[1].changed(before, after) == [("M", "a.txt")]
     busy.unlink()
     assert repos[0].snapshot("again")  # the other session goes on with its own index
+
+
+@pytest.mark.parametrize(("failure", "kept"), [
+    ("git add failed: fatal: unable to stat '.f3.txt.2c83.tmp': No such file or directory", True),
+    ("git add failed: fatal: index file corrupt", False),
+], ids=["a-file-vanished", "a-real-failure"])
+def test_a_file_another_session_replaced_mid_snapshot_is_staged_again_not_a_failure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str, kept: bool) -> None:
+    """Sessions side by side write files through a temporary name; `git add` may list one and find it gone: the
+    snapshot stages again (the tree as it is now) instead of turning checkpoints off. Other failures still fail."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "f.txt").write_text("x\n")
+    repo = ShadowRepo(tmp_path / "data", project)
+    real_git = repo.git
+    adds: list[int] = []
+
+    def racing_git(*args: str, check: bool = True) -> str:
+        if args[0] == "add" and not adds:
+            adds.append(1)
+            raise checkpoints.CheckpointError(failure)
+        return real_git(*args, check=check)
+
+    monkeypatch.setattr(repo, "git", racing_git)
+    if kept:
+        assert repo.snapshot("after the race")
+    else:
+        with pytest.raises(checkpoints.CheckpointError, match="index file corrupt"):
+            repo.snapshot("broken")
