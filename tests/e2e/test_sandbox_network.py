@@ -5,34 +5,18 @@ command, a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 
 import pytest
 import yaml
 from fakeapi import ToolCall, Turn
-
-
-class _Answer(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"reached-the-server\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+from testkit.loopback_http import text_server
 
 
 @pytest.fixture
 def port() -> Iterator[int]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd.server_address[1]
-    httpd.shutdown()
-    httpd.server_close()
+    with text_server(b"reached-the-server\n") as port:
+        yield port
 
 
 def _curl_run(e2e_api, host: str, port: int, *options: str):

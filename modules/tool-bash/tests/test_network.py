@@ -5,38 +5,21 @@ network namespace, a real HTTP server on 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from amplifier_module_tool_bash import mount
+from testkit.loopback_http import text_server
 
 from amplifier_core.coordinator import ModuleCoordinator
 from amplifier_support.capability_names import SANDBOX_NETWORK_ALLOW, SANDBOX_NETWORK_REMEMBER
 
 
-class _Answer(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"answer from loopback\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def server() -> Iterator[int]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd.server_address[1]
-    httpd.shutdown()
-    httpd.server_close()
+    with text_server(b"answer from loopback\n") as port:
+        yield port
 
 
 class _Approvals:
