@@ -53,6 +53,11 @@ def saved_rules(settings: Settings) -> list[dict[str, Any]]:
 
 def save_rule(paths: AmplifierPaths, rule: dict[str, Any]) -> Path:
     """Add ``rule`` to this project's remembered rules in the user's config dir (private file)."""
+    return _remember(paths, "rules", rule, "rule")
+
+
+def _remember(paths: AmplifierPaths, key: str, item: Any, what: str) -> Path:
+    """Add ``item`` (once) to the list ``key`` of this project's entry in the user's remembered answers."""
     from ..errors import ConfigError
     from .yaml_document import write_yaml_atomically
 
@@ -60,17 +65,17 @@ def save_rule(paths: AmplifierPaths, rule: dict[str, Any]) -> Path:
     project = _project(paths)
     found = data.get(project)
     entry = found if isinstance(found, dict) else {}
-    current = [item for item in entry.get("rules") or [] if isinstance(item, dict)]
-    if rule not in current:
-        current.append(rule)
-    data[project] = {**entry, "rules": current}
+    current = [kept for kept in entry.get(key) or [] if isinstance(kept, type(item))]
+    if item not in current:
+        current.append(item)
+    data[project] = {**entry, key: current}
     path = remembered_path(paths)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_yaml_atomically(path, data)
         os.chmod(path, 0o600)
     except OSError as error:
-        raise ConfigError.single(f"cannot save the rule: {error.strerror or error}", file=path,
+        raise ConfigError.single(f"cannot save the {what}: {error.strerror or error}", file=path,
                                  fix=f"make {path.parent} a writable directory, or set AMPLIFIER_HOME to one") from None
     return path
 
@@ -93,18 +98,4 @@ def network_allow(settings: Settings) -> list[str]:
 def save_network_host(paths: AmplifierPaths, host: str) -> Path:
     """Remember ``host`` for this project ("Always allow" at a sandboxed command's network prompt), in the user's
     config dir beside the remembered rules, never in the project."""
-    from .yaml_document import write_yaml_atomically
-
-    data = _read_remembered(paths)
-    project = _project(paths)
-    found = data.get(project)
-    entry = found if isinstance(found, dict) else {}
-    hosts = [item for item in entry.get("network_allow") or [] if isinstance(item, str)]
-    if host not in hosts:
-        hosts.append(host)
-    data[project] = {**entry, "network_allow": hosts}
-    path = remembered_path(paths)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_yaml_atomically(path, data)
-    os.chmod(path, 0o600)
-    return path
+    return _remember(paths, "network_allow", host, "host")
