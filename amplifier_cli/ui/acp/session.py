@@ -7,7 +7,6 @@ and the editor's requests into turns. Nothing here writes to stdout: only the co
 
 from __future__ import annotations
 
-import asyncio
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ from amplifier_support.capability_names import SESSION_SUBAGENTS
 
 from ...sessions.interrupts import TurnControl
 from ...sessions.turns import TurnOutcome, run_turn
+from .edit_previews import EditPreviews
 from .tool_calls import (
     EDIT_TOOLS,
     result_succeeded,
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 LATE = 1000  # after hooks-redaction: what the editor sees has its secrets masked
 # set while a sub-agent's event is translated: every update it sends carries `_meta` naming the agent
 _CHILD_META: ContextVar[dict[str, Any] | None] = ContextVar("acp_child_meta", default=None)
-PREVIEW_LIMIT = 1024 * 1024  # a file larger than this gets no diff in the editor
 
 
 class AcpSession:
@@ -44,7 +43,6 @@ class AcpSession:
         self.live = live
         self.id = live.session_id
         self.cwd = Path(live.paths.cwd)
-        self.editor_reads = editor_reads
         self.control: TurnControl | None = None
         self.cancelled = False  # session/cancel during this prompt, before its turn began (the trust question)
         self.told: list[str] = []  # messages to show at the start of the next prompt (warnings, hook messages)
@@ -52,11 +50,15 @@ class AcpSession:
         self.models: list[str] = []  # what the provider offers (offer_models)
         self.opener: Any = None  # async (AcpSession, kept) -> LiveSession: this session opened again (opening.py)
         self._started: set[str] = set()  # tool calls the editor has been told of
-        self._edits: dict[str, tuple[str, str | None, str]] = {}  # call id -> (path, old text, new text)
+        self.edits = EditPreviews(self.cwd, self._read_in_editor if editor_reads else None)
 
     @property
     def conn(self) -> Any:
         return self.agent.conn
+
+    async def _read_in_editor(self, path: Path) -> str:
+        response = await self.conn.read_text_file(session_id=self.id, path=str(path))
+        return str(response.content)
 
     # -- sending ------------------------------------------------------------------------------------------
     async def update(self, update: Any) -> None:
@@ -130,7 +132,7 @@ class AcpSession:
         path = tool_path(arguments, self.cwd)
         content = None
         if name in EDIT_TOOLS and path is not None:
-            content = await self._proposed_edit(call_id, name, arguments, path)
+            content = await self.edits.propose(call_id, name, arguments, path)
         self._started.add(call_id)
         await self.update(start_tool_call(
             call_id, tool_title(name, arguments, self.cwd), kind=tool_kind(name), status="pending",  # type: ignore[arg-type]
@@ -143,11 +145,11 @@ class AcpSession:
         call_id = _call_of(data)[0]
         result = data.get("result")
         succeeded = result_succeeded(result)
-        content = self._diff_of(call_id) if succeeded else None
+        content = self.edits.diff_of(call_id) if succeeded else None
         await self.update(update_tool_call(
             call_id, status="completed" if succeeded else "failed",
             content=content or _text_content(result_text(result)), raw_output=_raw(result)))
-        self._edits.pop(call_id, None)
+        self.edits.forget(call_id)
         return HookResult()
 
     async def _on_tool_error(self, event: str, data: dict[str, Any]) -> HookResult:
@@ -156,7 +158,7 @@ class AcpSession:
         call_id, name, arguments = _call_of(data)
         error = data.get("error")
         message = str(error.get("msg") or error.get("type") or "") if isinstance(error, dict) else str(error or "")
-        self._edits.pop(call_id, None)
+        self.edits.forget(call_id)
         if call_id in self._started:
             await self.update(update_tool_call(call_id, status="failed", content=_text_content(message)))
         else:  # refused before the editor heard of it (plan mode, a rule): one failed call
@@ -205,43 +207,6 @@ class AcpSession:
             window = None
         return window if isinstance(window, int) and window > 0 else 0
 
-    # -- edits --------------------------------------------------------------------------------------------
-    async def _proposed_edit(self, call_id: str, name: str, arguments: dict[str, Any], path: Path) -> Any:
-        """The diff the call would make (shown with the approval question and when it is done)."""
-        old = await self._current_text(path)
-        if name == "write_file":
-            new = arguments.get("content")
-        else:
-            before, after = arguments.get("old_string"), arguments.get("new_string")
-            if old is None or not isinstance(before, str) or not isinstance(after, str) or before not in old:
-                return None
-            new = old.replace(before, after) if arguments.get("replace_all") else old.replace(before, after, 1)
-        if not isinstance(new, str):
-            return None
-        self._edits[call_id] = (str(path), old, new)
-        return self._diff_of(call_id)
-
-    def _diff_of(self, call_id: str) -> Any:
-        from acp import tool_diff_content
-
-        edit = self._edits.get(call_id)
-        return [tool_diff_content(edit[0], edit[2], edit[1])] if edit is not None else None
-
-    async def _current_text(self, path: Path) -> str | None:
-        """The file as the user sees it now (the editor's buffer when it offers reading), None when new. Only
-        inside the session's directory: a diff never shows what the file tools would refuse to read."""
-        try:
-            if not path.resolve().is_relative_to(self.cwd.resolve()):
-                return None
-            if not path.is_file() or path.stat().st_size > PREVIEW_LIMIT:
-                return None
-            if self.editor_reads:
-                response = await self.conn.read_text_file(session_id=self.id, path=str(path))
-                return response.content
-            return await asyncio.to_thread(path.read_text, encoding="utf-8")
-        except Exception:  # no preview is no failure: the tool itself reports what is wrong
-            return None
-
     # -- approvals ----------------------------------------------------------------------------------------
     async def show_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         """Tell the editor of a call it has not heard of before asking about it: a sub-agent's (its events stay
@@ -266,7 +231,7 @@ class AcpSession:
     async def ask_permission(self, call_id: str, prompt: str, options: list[Any]) -> Any:
         from acp import update_tool_call
 
-        content = _text_content(prompt) + (self._diff_of(call_id) or [])
+        content = _text_content(prompt) + (self.edits.diff_of(call_id) or [])
         return await self.conn.request_permission(session_id=self.id, options=options,
                                                   tool_call=update_tool_call(call_id, content=content))
 
@@ -331,33 +296,9 @@ class AcpSession:
             await self.offer_trust()
 
     async def offer_trust(self, *, asked_by_user: bool = False) -> bool:
-        """One question showing exactly what the project would run; only "Trust" trusts it (default no). Then
-        the session is opened again so that what was ignored takes effect."""
-        from acp import start_tool_call, update_tool_call
-        from acp.schema import PermissionOption
+        from .trust_question import ask_to_trust
 
-        from ...config.trust import describe, project_trust, trust_project
-
-        paths = self.live.paths
-        state = project_trust(paths)
-        if not state.needs_trust:
-            if asked_by_user:
-                await self.say("This project ships nothing that waits for trust.\n")
-            return False
-        call_id = f"trust-{self.id[:8]}-{len(self._started)}"
-        shown = _text_content("\n".join(describe(state)))
-        await self.update(start_tool_call(call_id, "Trust this project?", kind="other", status="pending",
-                                          content=shown))
-        question = update_tool_call(call_id, title="Trust this project?", content=shown)
-        response = await self.conn.request_permission(session_id=self.id, tool_call=question, options=[
-            PermissionOption(option_id="trust", name="Trust this project", kind="allow_once"),
-            PermissionOption(option_id="keep-off", name="Not now: keep them off", kind="reject_once")])
-        trusted = response.outcome.outcome == "selected" and response.outcome.option_id == "trust"
-        await self.update(update_tool_call(call_id, status="completed" if trusted else "failed"))
-        if trusted:
-            trust_project(paths, state)
-            await self.reopen()
-        return trusted
+        return await ask_to_trust(self, asked_by_user=asked_by_user)
 
     async def reopen(self) -> None:
         """The same session opened again (after the project was trusted), in place."""
@@ -378,7 +319,7 @@ class AcpSession:
         finally:
             self.control = None
             self._started.clear()
-            self._edits.clear()
+            self.edits.forget()
         for line in outcome.background_lines():
             await self.say(f"\n({line}; the model can read it with task_output)\n")
         if outcome.budget_stop is not None:
