@@ -76,6 +76,12 @@ class HookSite:
     """False (``sandbox: {network: false}``): hooks may not reach the network, so http hooks are not called."""
 
 
+# the events of a person's session: a sub-agent's session (its events carry ``parent_id``) runs none of them, as in
+# Claude Code, where the parent's SubagentStart / SubagentStop stand for them; tool and compaction hooks still run
+PARENT_SESSION_ONLY = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "StopFailure",
+                                 "Notification"})
+
+
 class ShellHooks:
     def __init__(self, table: HookTable, site: HookSite, coordinator: Any) -> None:
         self.table = table
@@ -110,7 +116,10 @@ class ShellHooks:
         return HookResult()
 
     async def _run_event(self, event: str, hook_event: HookEvent, data: dict[str, Any]) -> Verdict | None:
-        """Run the hooks of ``hook_event`` whose matcher fits; None when none does."""
+        """Run the hooks of ``hook_event`` whose matcher fits; None when none does (or when a sub-agent's session
+        has the event: Claude Code runs SubagentStart/SubagentStop, in the parent, instead)."""
+        if data.get("parent_id") and hook_event.name in PARENT_SESSION_ONLY:
+            return None
         groups = [group for group in self.table.groups.get(hook_event.name, ())
                   if not hook_event.match_candidates or group.matches(hook_event.match_candidates)]
         if not groups:

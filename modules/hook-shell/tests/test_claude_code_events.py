@@ -192,3 +192,21 @@ async def test_suppress_output_keeps_this_modules_note_off_the_screen_but_the_mo
     await coordinator.hooks.emit("prompt:complete", {"response": "done", "status": "success"})
     assert coordinator.get("context").messages[-1]["content"] == "Stop hook feedback: run the linter"
     assert messages(coordinator) == []
+
+
+async def test_a_sub_agents_session_runs_no_session_or_stop_hooks_but_its_tool_hooks(lab: HookLab) -> None:
+    """As in Claude Code: a Stop hook (tests, a sound) runs once per turn of the person's session, not after every
+    sub-agent's answer; SubagentStop in the parent stands for it. Tool hooks see the sub-agent's calls."""
+    record = lab.script("record.sh", RECORD)
+    lab.write_hooks({name: one_hook(record) for name in ("SessionStart", "Stop", "UserPromptSubmit", "PreToolUse")})
+    coordinator = await lab.mount()
+    child = {"parent_id": "the-parent-session"}
+    await coordinator.hooks.emit("session:start", dict(child))
+    await coordinator.hooks.emit("prompt:submit", {**child, "prompt": "do the sub-task"})
+    await coordinator.hooks.emit("tool:pre", {**child, "tool_name": "bash", "tool_input": {"command": "ls"},
+                                              "tool_call_id": "c1"})
+    await coordinator.hooks.emit("prompt:complete", {**child, "response": "done", "status": "success"})
+    (event,) = lab.read_events()
+    assert event["hook_event_name"] == "PreToolUse" and event["parent_session_id"] == "the-parent-session"
+    await coordinator.hooks.emit("prompt:complete", {"response": "done", "status": "success"})  # the person's
+    assert [event["hook_event_name"] for event in lab.read_events()] == ["PreToolUse", "Stop"]
