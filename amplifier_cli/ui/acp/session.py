@@ -209,8 +209,8 @@ class AcpSession:
 
     # -- approvals ----------------------------------------------------------------------------------------
     async def show_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
-        """Tell the editor of a call it has not heard of before asking about it: a sub-agent's (its events stay
-        in its own session; only its questions reach the editor)."""
+        """Tell the editor of a call it has not heard of before asking about it. Sub-agents' calls normally reach
+        it first through the hub (_on_child_event); this keeps the protocol whole if one did not."""
         from acp import start_tool_call
 
         if call_id in self._started:

@@ -79,3 +79,13 @@ def test_a_block_that_cannot_be_sent_names_itself(tmp_path: Path) -> None:
             b"\x00\xff\x00").decode()))], tmp_path)
     with pytest.raises(PromptProblem, match="not valid base64"):
         prompt_content([acp.resource_block(acp.embedded_blob_resource("file:///b.bin", "!!!"))], tmp_path)
+
+
+def test_the_modes_an_editor_is_offered_are_the_sessions_modes_and_the_command_lines() -> None:
+    """Three light modules name the modes (the command line's check and the ACP handshake must not import the
+    sessions layer): they stay the same list."""
+    from amplifier_cli.commands.launch import SESSION_MODES
+    from amplifier_cli.sessions.plan_mode import MODES
+    from amplifier_cli.ui.acp.handshake import MODES as OFFERED
+
+    assert set(MODES) == set(SESSION_MODES) == {mode for mode, _, _ in OFFERED}
