@@ -23,6 +23,7 @@ from amplifier_support.provider_choice import choose, mounted_candidates
 from ..config.paths import AmplifierPaths
 from ..plans.answering_provider import default_provider_of
 from ..plans.plan import BuiltPlan
+from .plan_mode import DEFAULT_MODE
 from .store import SessionRecord
 from .turns import TurnFacts
 from .usage import UsageTracker
@@ -124,7 +125,7 @@ class LiveSession:
     def mode(self) -> str:
         """The session mode (sessions/plan_mode.py MODES), read by the gates at each tool call."""
         value = self.coordinator.get_capability(SESSION_MODE)
-        return value if isinstance(value, str) and value else "normal"
+        return value if isinstance(value, str) and value else DEFAULT_MODE
 
     def set_mode(self, mode: str) -> None:
         """Switch the mode for the next tool calls (the gates read the capability at each call)."""
